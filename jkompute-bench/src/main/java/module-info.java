@@ -1,0 +1,6 @@
+module io.jkompute.bench {
+    requires io.jkompute.core;
+    requires io.jkompute.cuda;
+    requires io.jkompute.graph;
+    requires org.slf4j;
+}

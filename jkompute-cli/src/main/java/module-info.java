@@ -1,0 +1,10 @@
+module io.jkompute.cli {
+    requires io.jkompute.core;
+    requires io.jkompute.cuda;
+    requires io.jkompute.graph;
+    requires io.jkompute.examples;
+    requires io.jkompute.bench;
+    requires info.picocli;
+    requires org.slf4j;
+    opens io.jkompute.cli to info.picocli;
+}

@@ -1,0 +1,49 @@
+package io.jkompute;
+
+/**
+ * Element types of tensors and images. {@link #CUSTOM} is a struct whose size is given when the tensor is made.
+ */
+public enum DataType {
+    BOOL(1, "bool"),
+    INT8(1, "int8"),
+    UINT8(1, "uint8"),
+    INT16(2, "int16"),
+    UINT16(2, "uint16"),
+    INT32(4, "int32"),
+    UINT32(4, "uint32"),
+    INT64(8, "int64"),
+    UINT64(8, "uint64"),
+    FLOAT16(2, "float16"),
+    FLOAT32(4, "float32"),
+    FLOAT64(8, "float64"),
+    /** A user struct; its element size is given at creation. */
+    CUSTOM(0, "custom");
+
+    private final int size;
+    private final String label;
+
+    DataType(int size, String label) {
+        this.size = size;
+        this.label = label;
+    }
+
+    /** Bytes per element; 0 for {@link #CUSTOM}, whose size each tensor carries. */
+    public int byteSize() {
+        return size;
+    }
+
+    /** Whether this is a floating-point type. */
+    public boolean isFloatingPoint() {
+        return this == FLOAT16 || this == FLOAT32 || this == FLOAT64;
+    }
+
+    /** Whether this is an unsigned integer type. */
+    public boolean isUnsigned() {
+        return this == UINT8 || this == UINT16 || this == UINT32 || this == UINT64;
+    }
+
+    @Override
+    public String toString() {
+        return label;
+    }
+}

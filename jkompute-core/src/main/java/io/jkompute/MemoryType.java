@@ -1,0 +1,26 @@
+package io.jkompute;
+
+/**
+ * Where a tensor's or image's memory lives, and whether the host can see it.
+ * The same four kinds as Kompute; {@link #DEVICE} is the default.
+ */
+public enum MemoryType {
+    /** Device-local memory with a host-visible staging copy; move data with {@link OpSyncDevice} / {@link OpSyncLocal}. */
+    DEVICE,
+    /** Host-visible, host-coherent memory the GPU reads over the bus; no sync needed. */
+    HOST,
+    /** Device-local and host-visible at once (resizable BAR, integrated GPUs); no sync needed. Fails where no such memory exists. */
+    DEVICE_AND_HOST,
+    /** Device-local scratch memory with no host view; it can still be the source or target of a copy. */
+    STORAGE;
+
+    /** Whether the host reads and writes this memory directly, without a staging copy. */
+    boolean hostVisible() {
+        return this == HOST || this == DEVICE_AND_HOST;
+    }
+
+    /** Whether the host has any view of the data (directly or through staging). */
+    boolean hasHostView() {
+        return this != STORAGE;
+    }
+}
