@@ -85,8 +85,9 @@ public final class Image extends Memory {
         long v = view;
         long alloc = allocation;
         var slice = staging;
+        Runnable closeHostView = hostViewCloser();
         track(() -> {
-            closeHostView();
+            closeHostView.run();
             vkDestroyImageView(dev.handle(), v, null);
             vmaDestroyImage(dev.allocator(), img, alloc);
             if (slice != null) {
@@ -94,6 +95,9 @@ public final class Image extends Memory {
             }
         });
         manager.initBatch().clearImage(image);
+        if (memoryType == MemoryType.STORAGE && init != null) {
+            manager.initBatch().uploadImage(init, image, width, height);
+        }
     }
 
     private static long checkedSize(int w, int h, int c) {

@@ -429,6 +429,10 @@ public final class Manager implements AutoCloseable {
                 return;
             }
             boolean isSequence = sequences.contains(t);
+            if (memories.contains(t)) {
+                // a pending zero-fill or upload may still name this memory; run it before the memory goes
+                initBatch.flush();
+            }
             if (!isSequence && running.get() > 0) {
                 // a running sequence may still read this object; the GPU must be done with it before it is freed
                 device.waitIdle();

@@ -35,11 +35,13 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         host = MemorySegment.ofAddress(address).reinterpret(byteSize(), hostArena, null);
     }
 
-    /** Releases the host view; part of every subclass's free action. */
-    final void closeHostView() {
-        if (hostArena != null) {
-            hostArena.close();
-        }
+    /**
+     * The action that ends the host view, for the subclass's free action. It must not capture {@code this}: the free
+     * action is held by the Manager, and an object reachable from it could never be reported as leaked.
+     */
+    final Runnable hostViewCloser() {
+        Arena arena = hostArena;
+        return arena == null ? () -> {} : arena::close;
     }
 
     /** Number of elements. */

@@ -71,20 +71,23 @@ public final class Tensor extends Memory {
                 hostView(staging.address());
             }
         }
-        if (init != null) {
+        if (init != null && memoryType != MemoryType.STORAGE) {
             MemorySegment.copy(init, 0, data(), 0, byteSize());
         }
         long buf = buffer;
         long alloc = allocation;
         var slice = staging;
+        Runnable closeHostView = hostViewCloser();
         track(() -> {
-            closeHostView();
+            closeHostView.run();
             vmaDestroyBuffer(dev.allocator(), buf, alloc);
             if (slice != null) {
                 dev.staging().free(slice);
             }
         });
-        if (!memoryType.hostVisible()) {
+        if (memoryType == MemoryType.STORAGE && init != null) {
+            manager.initBatch().upload(init, buffer);
+        } else if (!memoryType.hostVisible()) {
             manager.initBatch().fill(buffer, bufferSize);
         }
     }

@@ -20,6 +20,7 @@ public final class InitBatch implements AutoCloseable {
     private final VkCommandBuffer cmd;
     private final long fence;
     private boolean recording;
+    private final java.util.List<StagingPool.Slice> uploads = new java.util.ArrayList<>();
 
     public InitBatch(VulkanDevice device) {
         this.device = device;
@@ -72,6 +73,43 @@ public final class InitBatch implements AutoCloseable {
         }
     }
 
+    /**
+     * Copies bytes into GPU-only memory through a temporary staging slice, freed after the next flush. Ordered after
+     * the fills and clears gathered so far.
+     */
+    public synchronized void upload(java.lang.foreign.MemorySegment data, long dstBuffer) {
+        StagingPool.Slice slice = stagedCopyOf(data);
+        try (MemoryStack stack = stackPush()) {
+            vkCmdCopyBuffer(cmd, slice.buffer(), dstBuffer, VkBufferCopy.calloc(1, stack).srcOffset(slice.offset())
+                    .dstOffset(0).size(data.byteSize()));
+        }
+    }
+
+    /** Like {@link #upload} for a whole 2-D image in GENERAL layout, rows packed. */
+    public synchronized void uploadImage(java.lang.foreign.MemorySegment data, long image, int width, int height) {
+        StagingPool.Slice slice = stagedCopyOf(data);
+        try (MemoryStack stack = stackPush()) {
+            VkBufferImageCopy.Buffer r = VkBufferImageCopy.calloc(1, stack).bufferOffset(slice.offset());
+            r.imageSubresource().aspectMask(VK_IMAGE_ASPECT_COLOR_BIT).layerCount(1);
+            r.imageExtent().set(width, height, 1);
+            vkCmdCopyBufferToImage(cmd, slice.buffer(), image, VK_IMAGE_LAYOUT_GENERAL, r);
+        }
+    }
+
+    private StagingPool.Slice stagedCopyOf(java.lang.foreign.MemorySegment data) {
+        begin();
+        StagingPool.Slice slice = device.staging().allocate(data.byteSize());
+        uploads.add(slice);
+        java.lang.foreign.MemorySegment.copy(data, 0,
+                java.lang.foreign.MemorySegment.ofAddress(slice.address()).reinterpret(data.byteSize()), 0, data.byteSize());
+        try (MemoryStack stack = stackPush()) {
+            VkMemoryBarrier.Buffer mb = VkMemoryBarrier.calloc(1, stack).sType$Default()
+                    .srcAccessMask(VK_ACCESS_TRANSFER_WRITE_BIT).dstAccessMask(VK_ACCESS_TRANSFER_WRITE_BIT);
+            vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_TRANSFER_BIT, VK_PIPELINE_STAGE_TRANSFER_BIT, 0, mb, null, null);
+        }
+        return slice;
+    }
+
     /** Submits what was gathered and waits for it; nothing happens when nothing was gathered. */
     public synchronized void flush() {
         if (!recording) {
@@ -92,6 +130,8 @@ public final class InitBatch implements AutoCloseable {
             check(vkResetFences(device.handle(), fence), "vkResetFences");
             check(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
         }
+        uploads.forEach(device.staging()::free);
+        uploads.clear();
     }
 
     @Override

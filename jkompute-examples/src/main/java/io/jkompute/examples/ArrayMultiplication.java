@@ -5,6 +5,7 @@ import io.jkompute.Manager;
 import io.jkompute.OpAlgoDispatch;
 import io.jkompute.OpSyncDevice;
 import io.jkompute.OpSyncLocal;
+import io.jkompute.Sequence;
 import io.jkompute.Shader;
 import io.jkompute.Tensor;
 import java.io.PrintStream;
@@ -42,11 +43,12 @@ public final class ArrayMultiplication implements Example {
         Tensor out = mgr.tensor(new float[a.length]);
         // binding i = position i; workgroups default to (a.length, 1, 1)
         Algorithm algo = mgr.algorithm(List.of(ta, tb, out), Shader.compile(SHADER));
-        mgr.sequence()
-                .record(new OpSyncDevice(ta, tb))
-                .record(new OpAlgoDispatch(algo))
-                .record(new OpSyncLocal(out))
-                .eval();
+        try (Sequence seq = mgr.sequence()) {
+            seq.record(new OpSyncDevice(ta, tb))
+                    .record(new OpAlgoDispatch(algo))
+                    .record(new OpSyncLocal(out))
+                    .eval();
+        }
         return out.toFloatArray();
     }
 

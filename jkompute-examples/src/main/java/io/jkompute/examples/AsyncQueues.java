@@ -88,16 +88,19 @@ public final class AsyncQueues implements Example {
         Algorithm fillB = mgr.algorithm(List.of(b), work, wg, Constants.NONE, Constants.uints(0xBEEF, rounds));
         Algorithm combine = mgr.algorithm(List.of(a, b, c), Shader.compile(COMBINE), wg);
 
-        Sequence sa = mgr.sequence(0).record(new OpAlgoDispatch(fillA));
-        Sequence sb = mgr.sequence(q1).record(new OpAlgoDispatch(fillB));
-        Sequence sc = mgr.sequence(0).record(new OpAlgoDispatch(combine)).record(new OpSyncLocal(c))
-                .waitFor(sa).waitFor(sb);
-        sa.evalAsync();
-        sb.evalAsync();
-        sc.evalAsync();   // submitted at once: the GPU holds it until sa and sb have finished
-        sc.evalAwait();
-        sa.evalAwait();
-        sb.evalAwait();
+        try (Sequence sa = mgr.sequence(0);
+                Sequence sb = mgr.sequence(q1);
+                Sequence sc = mgr.sequence(0)) {
+            sa.record(new OpAlgoDispatch(fillA));
+            sb.record(new OpAlgoDispatch(fillB));
+            sc.record(new OpAlgoDispatch(combine)).record(new OpSyncLocal(c)).waitFor(sa).waitFor(sb);
+            sa.evalAsync();
+            sb.evalAsync();
+            sc.evalAsync();   // submitted at once: the GPU holds it until sa and sb have finished
+            sc.evalAwait();
+            sa.evalAwait();
+            sb.evalAwait();
+        }
         return c.toIntArray();
     }
 

@@ -73,7 +73,7 @@ public final class LogisticRegression implements Example {
         Tensor m = mgr.tensor(new float[] {5});
         List<Tensor> params = List.of(xI, xJ, y, wIn, wOutI, wOutJ, bIn, bOut, lOut, m);
 
-        mgr.sequence().eval(new OpSyncDevice(params));
+        mgr.eval(new OpSyncDevice(params));
         Algorithm algo = mgr.algorithm(params, Shader.compile(SHADER));
         Sequence seq = mgr.sequence()
                 .record(new OpSyncDevice(wIn, bIn))

@@ -47,12 +47,10 @@ public final class PushAndSpecializationConstants implements Example {
         Algorithm algo = mgr.algorithm(List.of(a), Shader.compile(SHADER), Workgroup.of(3),
                 Constants.builder().float32(2.0f).int32(10).build(),
                 Constants.floats(1.0f));
-        mgr.sequence()
-                .record(new OpSyncDevice(a))
-                .record(new OpAlgoDispatch(algo))                          // a = a*2 + 1.0*i + 10
-                .record(new OpAlgoDispatch(algo, Constants.floats(0.5f)))  // a = a*2 + 0.5*i + 10
-                .record(new OpSyncLocal(a))
-                .eval();
+        mgr.eval(new OpSyncDevice(a),
+                new OpAlgoDispatch(algo),                          // a = a*2 + 1.0*i + 10
+                new OpAlgoDispatch(algo, Constants.floats(0.5f)),  // a = a*2 + 0.5*i + 10
+                new OpSyncLocal(a));
         return a.toFloatArray();
     }
 
