@@ -2,6 +2,8 @@ module io.jkompute.bench {
     requires io.jkompute.core;
     requires io.jkompute.cuda;
     requires io.jkompute.graph;
+    requires org.lwjgl;
+    requires org.lwjgl.vulkan;
     requires org.slf4j;
     requires java.management;
     exports io.jkompute.bench;

@@ -28,7 +28,7 @@ import java.util.List;
  * <p>{@code java -cp ... io.jkompute.bench.DispatchLoop [sequences dispatches evaluations elements]}
  */
 public final class DispatchLoop {
-    static final String SHADER = """
+    public static final String SHADER = """
             #version 450
             layout (local_size_x = 256) in;
             layout (push_constant) uniform P { uint n; } pc;

@@ -1,0 +1,101 @@
+package io.jkompute.bench.internal;
+
+import io.jkompute.Manager;
+import io.jkompute.bench.BenchOptions;
+import io.jkompute.bench.Progress;
+import java.util.SplittableRandom;
+
+/**
+ * What every suite shares: the jkompute Manager, the raw baselines (opened on first use; raw CUDA may be absent), the
+ * options, a random source seeded afresh each run, and the progress counter.
+ */
+public final class Context implements AutoCloseable {
+    private final Manager manager;
+    private final BenchOptions options;
+    private final SplittableRandom random = new SplittableRandom();
+    private final Progress progress;
+    private RawVulkan vulkan;
+    private RawCuda cuda;
+    private String cudaMissing;
+    private boolean cudaTried;
+    private String suite = "";
+    private int done;
+    private int total;
+
+    public Context(Manager manager, BenchOptions options, Progress progress) {
+        this.manager = manager;
+        this.options = options;
+        this.progress = progress;
+    }
+
+    public Manager manager() {
+        return manager;
+    }
+
+    public BenchOptions options() {
+        return options;
+    }
+
+    public boolean quick() {
+        return options.quick();
+    }
+
+    long seed() {
+        return random.nextLong();
+    }
+
+    float nextFloat(float lo, float hi) {
+        return lo + (float) random.nextDouble() * (hi - lo);
+    }
+
+    /** The raw Vulkan baseline, made on first use. */
+    RawVulkan vulkan() {
+        if (vulkan == null) {
+            vulkan = new RawVulkan(4096);
+        }
+        return vulkan;
+    }
+
+    /** The raw CUDA baseline, or null when there is no usable CUDA driver ({@link #cudaMissing()} says why). */
+    public RawCuda cuda() {
+        if (!cudaTried) {
+            cudaTried = true;
+            String[] why = new String[1];
+            cuda = RawCuda.openOrNull(why);
+            cudaMissing = why[0];
+        }
+        return cuda;
+    }
+
+    public String cudaMissing() {
+        cuda();
+        return cudaMissing;
+    }
+
+    public void begin(String suiteName, int plannedTotal) {
+        this.suite = suiteName;
+        this.total = plannedTotal;
+    }
+
+    void step(String label) {
+        done = Math.min(done + 1, total);
+        progress.step(suite, label, done, total);
+    }
+
+    /** Fills the progress bar up to the end of the current suite (after a skip or failure). */
+    public void stepsTo(int target) {
+        while (done < Math.min(target, total)) {
+            step("");
+        }
+    }
+
+    public int done() {
+        return done;
+    }
+
+    @Override
+    public void close() {
+        if (vulkan != null) vulkan.close();
+        if (cuda != null) cuda.close();
+    }
+}

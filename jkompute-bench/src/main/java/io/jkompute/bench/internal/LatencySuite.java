@@ -1,0 +1,198 @@
+package io.jkompute.bench.internal;
+
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+
+import io.jkompute.Algorithm;
+import io.jkompute.DataType;
+import io.jkompute.Manager;
+import io.jkompute.MemoryType;
+import io.jkompute.OpAlgoDispatch;
+import io.jkompute.OpSyncDevice;
+import io.jkompute.OpSyncLocal;
+import io.jkompute.Sequence;
+import io.jkompute.Tensor;
+import io.jkompute.WaitStrategy;
+import io.jkompute.Workgroup;
+import io.jkompute.bench.Figure;
+import io.jkompute.bench.Summary;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Suite 2, dispatch latency: wall time of one tiny dispatch (one workgroup of 64) in a recorded, reused sequence —
+ * {@code eval()} under each {@link WaitStrategy} — against raw Vulkan submit + fence (spinning and blocking) and raw
+ * CUDA launch + {@code cuCtxSynchronize}. Every evaluation adds 1 to 64 random counters, so the counters after the run
+ * prove every one of them ran.
+ */
+public final class LatencySuite implements Suite {
+    static final int N = 64;
+    static final String METRIC = "round trip";
+
+    @Override
+    public String name() {
+        return "latency";
+    }
+
+    @Override
+    public String title() {
+        return "Dispatch latency (tiny kernel, submit + wait)";
+    }
+
+    @Override
+    public int steps(Context ctx) {
+        return WaitStrategy.values().length + 3;
+    }
+
+    private static int iterations(Context ctx) {
+        return ctx.quick() ? 200 : 20_000;
+    }
+
+    private static int warmup(Context ctx) {
+        return ctx.quick() ? 20 : 2_000;
+    }
+
+    @Override
+    public void run(Context ctx, Recorder out) {
+        int iters = iterations(ctx), warm = warmup(ctx);
+        try (Arena arena = Arena.ofConfined()) {
+            jkompute(ctx, out, arena, iters, warm);
+            rawVulkan(ctx, out, arena, iters, warm);
+            rawCuda(ctx, out, arena, iters, warm);
+        }
+        Optional<Figure> best = out.figures().stream()
+                .filter(f -> f.impl().startsWith("jkompute")).min(Comparator.comparingDouble(Figure::value));
+        best.ifPresent(b -> out.note("fastest jkompute wait strategy here: " + b.impl().replace("jkompute ", "")
+                + String.format(" (p50 %.1f µs)", b.value())));
+        out.ratio("p50 best jkompute / raw CUDA launch+sync", best, out.find(METRIC, "raw CUDA launch+sync", 0), 1.2, false,
+                "µs per round trip; lower is better");
+        out.ratio("p50 jkompute HYBRID (default) / raw CUDA launch+sync", out.find(METRIC, "jkompute HYBRID", 0),
+                out.find(METRIC, "raw CUDA launch+sync", 0), 1.2, false, "the default wait strategy");
+        out.ratio("p50 best jkompute / raw Vulkan fence spin", best, out.find(METRIC, "raw Vulkan fence spin", 0), Double.NaN,
+                false, "the library's overhead over submit + vkGetFenceStatus polling");
+        if (ctx.cuda() == null) {
+            out.note("raw CUDA rows skipped: " + ctx.cudaMissing());
+        }
+    }
+
+    private static Summary micros(double[] nanos) {
+        for (int i = 0; i < nanos.length; i++) nanos[i] /= 1e3;
+        return Summary.of(nanos);
+    }
+
+    private static String counterCheck(MemorySegment init, MemorySegment got, long added) {
+        for (int i = 0; i < N; i++) {
+            int want = (int) (init.getAtIndex(JAVA_INT, i) + added);
+            if (got.getAtIndex(JAVA_INT, i) != want) {
+                return "counter " + i + " is " + Integer.toUnsignedString(got.getAtIndex(JAVA_INT, i)) + ", expected "
+                        + Integer.toUnsignedString(want) + " after " + added + " dispatches";
+            }
+        }
+        return null;
+    }
+
+    private static void jkompute(Context ctx, Recorder out, Arena arena, int iters, int warm) {
+        Manager mgr = ctx.manager();
+        MemorySegment init = HostData.randomInts(arena, N, ctx.seed());
+        try (Tensor t = mgr.tensor(DataType.UINT32, init, new long[] {N}, MemoryType.DEVICE);
+                Algorithm tiny = mgr.algorithm(List.of(t), Shaders.spirv(Shaders.TINY), Workgroup.of(1));
+                Sequence seq = mgr.sequence()) {
+            mgr.eval(new OpSyncDevice(t));
+            seq.record(new OpAlgoDispatch(tiny));
+            seq.eval();
+            mgr.eval(new OpSyncLocal(t));
+            if (!out.check("tiny dispatch jkompute", counterCheck(init, t.data(), 1))) {
+                return;
+            }
+            long total = 1;
+            for (WaitStrategy w : WaitStrategy.values()) {
+                seq.setWaitStrategy(w);
+                double[] ns = Timing.wall(seq::eval, warm, iters);
+                total += warm + iters;
+                out.figure(METRIC, "jkompute " + w, 0, "µs", micros(ns));
+                ctx.step("latency jkompute " + w);
+            }
+            mgr.eval(new OpSyncLocal(t));
+            out.check("tiny dispatch jkompute, counters after " + total + " evaluations", counterCheck(init, t.data(), total));
+        }
+    }
+
+    private static void rawVulkan(Context ctx, Recorder out, Arena arena, int iters, int warm) {
+        RawVulkan vk = ctx.vulkan();
+        MemorySegment init = HostData.randomInts(arena, N, ctx.seed());
+        long bytes = N * 4L;
+        try {
+            RawVulkan.Buffer b = vk.buffer(bytes, false), staging = vk.buffer(bytes, true);
+            BandwidthSuite.upload(vk, staging, init, b, bytes);
+            RawVulkan.Pipeline tiny = vk.pipeline(Shaders.spirv(Shaders.TINY), 0, b);
+            vk.record(c -> {
+                tiny.dispatch(c, null, 1);
+                vk.copy(c, b, staging, bytes);
+                vk.hostBarrier(c);
+            });
+            vk.submitAndWait();
+            if (!out.check("tiny dispatch raw Vulkan", counterCheck(init, staging.mapped(), 1))) {
+                return;
+            }
+            vk.record(c -> tiny.dispatch(c, null, 1));
+            double[] spin = Timing.wall(() -> {
+                vk.submit();
+                vk.waitSpin();
+            }, warm, iters);
+            out.figure(METRIC, "raw Vulkan fence spin", 0, "µs", micros(spin));
+            ctx.step("latency raw Vulkan spin");
+            double[] block = Timing.wall(() -> {
+                vk.submit();
+                vk.waitBlock();
+            }, warm, iters);
+            out.figure(METRIC, "raw Vulkan fence block", 0, "µs", micros(block));
+            ctx.step("latency raw Vulkan block");
+            long total = 1 + 2L * (warm + iters);
+            vk.record(c -> {
+                vk.copy(c, b, staging, bytes);
+                vk.hostBarrier(c);
+            });
+            vk.submitAndWait();
+            out.check("tiny dispatch raw Vulkan, counters after " + total + " submits", counterCheck(init, staging.mapped(), total));
+        } finally {
+            vk.freeAll();
+        }
+    }
+
+    private static void rawCuda(Context ctx, Recorder out, Arena arena, int iters, int warm) {
+        RawCuda cu = ctx.cuda();
+        if (cu == null) {
+            ctx.step("");
+            return;
+        }
+        MemorySegment init = HostData.randomInts(arena, N, ctx.seed());
+        long bytes = N * 4L;
+        long d = cu.malloc(bytes);
+        MemorySegment pinned = cu.hostAlloc(bytes);
+        try {
+            MemorySegment.copy(init, 0, pinned, 0, bytes);
+            cu.copyHtoD(d, pinned, bytes);
+            RawCuda.Launch tiny = cu.kernel("tiny", 1, N, d);
+            tiny.launch();
+            cu.synchronize();
+            cu.copyDtoH(pinned, d, bytes);
+            if (!out.check("tiny dispatch raw CUDA", counterCheck(init, pinned, 1))) {
+                return;
+            }
+            double[] ns = Timing.wall(() -> {
+                tiny.launch();
+                cu.synchronize();
+            }, warm, iters);
+            out.figure(METRIC, "raw CUDA launch+sync", 0, "µs", micros(ns));
+            cu.copyDtoH(pinned, d, bytes);
+            long total = 1 + warm + iters;
+            out.check("tiny dispatch raw CUDA, counters after " + total + " launches", counterCheck(init, pinned, total));
+        } finally {
+            cu.freeHost(pinned);
+            cu.free(d);
+            ctx.step("latency raw CUDA");
+        }
+    }
+}
