@@ -103,7 +103,8 @@ public final class VulkanDevice implements AutoCloseable {
                 }
                 ext.flip();
             }
-            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2)
+            // the raw address: LWJGL's typed pNext(f2) would prepend and cut f2's own chain (the 1.1 and 1.2 features)
+            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2.address())
                     .pQueueCreateInfos(qci).ppEnabledExtensionNames(ext);
             PointerBuffer p = stack.mallocPointer(1);
             check(vkCreateDevice(physical, dci, null, p), "vkCreateDevice");
