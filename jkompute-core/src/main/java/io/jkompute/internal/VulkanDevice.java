@@ -126,6 +126,11 @@ public final class VulkanDevice implements AutoCloseable {
             allocator = p.get(0);
 
             VkPipelineCacheCreateInfo pcci = VkPipelineCacheCreateInfo.calloc(stack).sType$Default();
+            byte[] saved = PipelineCacheFile.load(properties);
+            if (saved != null) {
+                // the driver checks the header (vendor, device, UUID) and ignores data that is not its own
+                pcci.pInitialData(stack.bytes(saved));
+            }
             LongBuffer lp = stack.mallocLong(1);
             check(vkCreatePipelineCache(device, pcci, null, lp), "vkCreatePipelineCache");
             pipelineCache = lp.get(0);
@@ -239,6 +244,7 @@ public final class VulkanDevice implements AutoCloseable {
             LOG.warn("vkDeviceWaitIdle at close: {}", Vk.resultName(r));
         }
         staging.close();
+        PipelineCacheFile.save(properties, device, pipelineCache);
         vkDestroyPipelineCache(device, pipelineCache, null);
         vmaDestroyAllocator(allocator);
         vkDestroyDevice(device, null);
