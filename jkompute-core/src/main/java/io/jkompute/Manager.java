@@ -45,6 +45,7 @@ public final class Manager implements AutoCloseable {
     private final VulkanInstance instance;
     private final VulkanDevice device;
     private final InitBatch initBatch;
+    private final DeviceCopy deviceCopy;
     private final Set<ManagedObject.Tracked> sequences = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> algorithms = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> memories = new LinkedHashSet<>();
@@ -82,6 +83,7 @@ public final class Manager implements AutoCloseable {
         }
         this.instance = inst;
         this.initBatch = new InitBatch(device);
+        this.deviceCopy = new DeviceCopy(device);
         OPEN.add(this);
     }
 
@@ -378,6 +380,7 @@ public final class Manager implements AutoCloseable {
             closeAll(memories);
         }
         initBatch.close();
+        deviceCopy.close();
         device.close();
         instance.close();
         LOG.debug("manager closed");
@@ -416,6 +419,10 @@ public final class Manager implements AutoCloseable {
 
     InitBatch initBatch() {
         return initBatch;
+    }
+
+    DeviceCopy deviceCopy() {
+        return deviceCopy;
     }
 
     long nextId() {

@@ -24,6 +24,8 @@ public final class Tensor extends Memory {
     final long buffer;
     final long allocation;
     final long bufferSize;
+    /** The buffer's GPU address, or 0 where the device has no buffer device addresses. */
+    final long address;
     /** Dedicated exportable memory, or 0 when VMA sub-allocated the buffer. */
     private final long exportableMemory;
     private final long exportableSize;
@@ -41,7 +43,8 @@ public final class Tensor extends Memory {
         this.bufferSize = Math.max(4, (byteSize() + 3) & ~3L);
         try (MemoryStack stack = stackPush()) {
             VkBufferCreateInfo bci = VkBufferCreateInfo.calloc(stack).sType$Default().size(bufferSize)
-                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT
+                            | (dev.bufferDeviceAddress() ? VK12.VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0));
             dev.sharing(bci, stack);
             VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
             switch (memoryType) {
@@ -74,6 +77,8 @@ public final class Tensor extends Memory {
             check(r, "vmaCreateBuffer (" + bufferSize + " bytes, " + memoryType + ")");
             buffer = pBuf.get(0);
             allocation = pAlloc.get(0);
+            address = dev.bufferDeviceAddress() ? VK12.vkGetBufferDeviceAddress(dev.handle(),
+                    VkBufferDeviceAddressInfo.calloc(stack).sType$Default().buffer(buffer)) : 0;
             long mapped = info.pMappedData();
             if (memoryType.hostVisible()) {
                 hostView(mapped);
@@ -149,8 +154,10 @@ public final class Tensor extends Memory {
             throw new JkomputeException("no device-local memory type can hold an exportable buffer");
         }
         VkMemoryDedicatedAllocateInfo dedicated = VkMemoryDedicatedAllocateInfo.calloc(stack).sType$Default().buffer(buffer);
+        VkMemoryAllocateFlagsInfo flags = VkMemoryAllocateFlagsInfo.calloc(stack).sType$Default()
+                .flags(dev.bufferDeviceAddress() ? VK12.VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT : 0).pNext(dedicated.address());
         VkExportMemoryAllocateInfo export = VkExportMemoryAllocateInfo.calloc(stack).sType$Default()
-                .handleTypes(VK11.VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT).pNext(dedicated.address());
+                .handleTypes(VK11.VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT).pNext(flags.address());
         VkMemoryAllocateInfo mai = VkMemoryAllocateInfo.calloc(stack).sType$Default().pNext(export.address())
                 .allocationSize(req.size()).memoryTypeIndex(type);
         LongBuffer pMem = stack.mallocLong(1);

@@ -92,7 +92,7 @@ public final class VulkanDevice implements AutoCloseable {
                     .storageBuffer16BitAccess(feat.storageBuffer16Bit());
             VkPhysicalDeviceVulkan12Features f12 = VkPhysicalDeviceVulkan12Features.calloc(stack).sType$Default()
                     .timelineSemaphore(true).shaderFloat16(feat.float16()).shaderInt8(feat.int8())
-                    .storageBuffer8BitAccess(feat.storageBuffer8Bit());
+                    .storageBuffer8BitAccess(feat.storageBuffer8Bit()).bufferDeviceAddress(feat.bufferDeviceAddress());
             VkPhysicalDeviceFeatures2 f2 = VkPhysicalDeviceFeatures2.calloc(stack).sType$Default().pNext(f11).pNext(f12);
             f2.features().shaderFloat64(feat.float64()).shaderInt64(feat.int64()).shaderInt16(feat.int16());
             PointerBuffer ext = null;
@@ -121,7 +121,8 @@ public final class VulkanDevice implements AutoCloseable {
 
             VmaVulkanFunctions fns = VmaVulkanFunctions.calloc(stack).set(instance.handle(), device);
             VmaAllocatorCreateInfo aci = VmaAllocatorCreateInfo.calloc(stack).physicalDevice(physical).device(device)
-                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2);
+                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2)
+                    .flags(feat.bufferDeviceAddress() ? VMA_ALLOCATOR_CREATE_BUFFER_DEVICE_ADDRESS_BIT : 0);
             check(vmaCreateAllocator(aci, p), "vmaCreateAllocator");
             allocator = p.get(0);
 
@@ -173,6 +174,11 @@ public final class VulkanDevice implements AutoCloseable {
             }
         }
         return available;
+    }
+
+    /** Whether shaders can reach buffers by address (used by the device-to-device copy shader). */
+    public boolean bufferDeviceAddress() {
+        return properties.features().bufferDeviceAddress() && properties.features().int64();
     }
 
     /** Whether memory can be exported as an opaque POSIX file descriptor (for CUDA's cuImportExternalMemory). */

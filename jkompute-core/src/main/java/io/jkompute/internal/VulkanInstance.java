@@ -252,7 +252,8 @@ public final class VulkanInstance implements AutoCloseable {
                     f.shaderFloat64(), f.shaderInt64(), f.shaderInt16(),
                     v12 && f12.shaderFloat16(), v12 && f12.shaderInt8(),
                     v12 && f12.storageBuffer8BitAccess(), v12 && f11.storageBuffer16BitAccess(),
-                    lim.timestampComputeAndGraphics() && anyTimestampQueue, v12 && f12.timelineSemaphore());
+                    lim.timestampComputeAndGraphics() && anyTimestampQueue, v12 && f12.timelineSemaphore(),
+                    v12 && f12.bufferDeviceAddress());
             byte[] uuid = new byte[VK_UUID_SIZE];
             for (int i = 0; i < VK_UUID_SIZE; i++) {
                 uuid[i] = ids.deviceUUID(i);
