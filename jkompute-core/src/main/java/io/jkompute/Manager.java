@@ -445,6 +445,7 @@ public final class Manager implements AutoCloseable {
             case Algorithm a -> algorithms.add(a.tracked);
             case Memory m -> memories.add(m.tracked);
         }
+        LOG.debug("created {}", o.tracked.description);
     }
 
     void release(ManagedObject.Tracked t) {
@@ -462,6 +463,7 @@ public final class Manager implements AutoCloseable {
                 device.waitIdle();
             }
             t.closeOnce();
+            LOG.debug("closed {}", t.description);
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);
