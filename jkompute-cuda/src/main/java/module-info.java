@@ -3,7 +3,7 @@
  * The driver is loaded at run time; nothing CUDA is needed to build.
  */
 module io.jkompute.cuda {
-    requires io.jkompute.core;
+    requires transitive io.jkompute.core;
     requires org.slf4j;
     exports io.jkompute.cuda;
 }

@@ -15,6 +15,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * @param name        the driver's name for it, e.g. {@code CUDA_ERROR_OUT_OF_MEMORY}
  * @param description the driver's one-line description
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public record CudaError(int code, String name, String description) {
     /** Code 0: the call succeeded. */
     public static final CudaError SUCCESS = new CudaError(0, "CUDA_SUCCESS", "no error");

@@ -29,6 +29,7 @@ import org.slf4j.LoggerFactory;
  * Closing the array that allocated the memory frees it (once no DLPack export still uses it); views become
  * unusable then. Closing a view does nothing.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class GpuArray implements AutoCloseable {
     private final DeviceMemory memory;
     private final DType dtype;

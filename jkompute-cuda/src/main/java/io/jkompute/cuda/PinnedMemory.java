@@ -12,6 +12,7 @@ import java.lang.foreign.MemorySegment;
  * directly, so copies run at full PCIe speed and asynchronous copies overlap with kernels. {@link #segment()} is
  * an ordinary {@link MemorySegment}; after {@link #close()} any access to it throws instead of touching freed memory.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class PinnedMemory implements AutoCloseable {
     private static final int CU_MEMHOSTALLOC_PORTABLE = 1;
 

@@ -22,6 +22,7 @@ import java.lang.foreign.StructLayout;
  * </pre>
  * Strides are in elements, not bytes; a NULL strides pointer means C-contiguous.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class DLPack {
     private DLPack() {}
 

@@ -16,6 +16,7 @@ import java.util.Optional;
  * A shared library opened at run time, with a record of where it was looked for so that a missing library is
  * reported with every place tried rather than as a bare link error.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class NativeLib {
     static final Linker LINKER = Linker.nativeLinker();
 

@@ -15,6 +15,7 @@ import java.util.List;
  * Downcalls into NVRTC, the run-time CUDA C++ compiler. NVRTC ships with the CUDA toolkit or NVIDIA's
  * redistributable wheels, not with the driver, so it is looked for separately and only when first needed.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class NvrtcLib {
     private NvrtcLib() {}
 
