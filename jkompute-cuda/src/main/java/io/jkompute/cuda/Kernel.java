@@ -66,7 +66,7 @@ public final class Kernel {
 
     /** Launches on the default stream with no dynamic shared memory; returns at once (launches are asynchronous). */
     public void launch(Dim3 grid, Dim3 block, Object... args) {
-        launch(grid, block, 0, null, args);
+        launch(null, grid, block, 0, args);
     }
 
     /**
@@ -76,7 +76,7 @@ public final class Kernel {
      * @throws IllegalArgumentException for a block larger than {@link #maxThreadsPerBlock()}, a stream of another
      *                                  device or an argument type that cannot be passed
      */
-    public void launch(Dim3 grid, Dim3 block, int sharedMemBytes, Stream stream, Object... args) {
+    public void launch(Stream stream, Dim3 grid, Dim3 block, int sharedMemBytes, Object... args) {
         if (block.count() > maxThreadsPerBlock) {
             throw new IllegalArgumentException("block of " + block.count() + " threads exceeds " + name + "'s limit of " + maxThreadsPerBlock);
         }
