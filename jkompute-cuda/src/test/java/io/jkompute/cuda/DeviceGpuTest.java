@@ -46,22 +46,25 @@ class DeviceGpuTest {
         assertEquals(CudaError.SUCCESS, Cuda.trySetDevice(0));
         var e = assertThrows(IllegalArgumentException.class, () -> Cuda.setDevice(Cuda.deviceCount()));
         assertTrue(e.getMessage().startsWith("no CUDA device " + Cuda.deviceCount()), e.getMessage());
-        Thread t = Thread.ofPlatform().start(() -> assertEquals(0, Cuda.getDevice()));
+        int[] seen = {-1};
+        Thread t = Thread.ofPlatform().start(() -> seen[0] = Cuda.getDevice());
         t.join();
+        assertEquals(0, seen[0]);
         Cuda.synchronize();
     }
 
     @Test
     void aFailedCallIsAnExceptionAndTheLastStatus() {
-        var e = assertThrows(CudaException.class, () -> DeviceMemory.allocate(1L << 60));
+        long tooMuch = 2 * Cuda.device().totalMemory();
+        var e = assertThrows(CudaException.class, () -> DeviceMemory.allocate(tooMuch));
         assertEquals(2, e.error().code());
         assertEquals("CUDA_ERROR_OUT_OF_MEMORY", e.error().name());
         assertEquals(e.error(), Cuda.lastStatus());
-        assertTrue(e.getMessage().startsWith("cuMemAlloc(1152921504606846976 bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (2): "), e.getMessage());
+        assertTrue(e.getMessage().startsWith("cuMemAlloc(" + tooMuch + " bytes) failed: CUDA_ERROR_OUT_OF_MEMORY (2): "), e.getMessage());
         Cuda.synchronize();
         assertEquals(CudaError.SUCCESS, Cuda.lastStatus());
         // the PyGPU-style layer returns the same error instead of throwing; its host side is never touched
-        DeviceArray huge = DeviceArray.of(DType.UINT8, java.lang.foreign.MemorySegment.NULL.reinterpret(1L << 60));
+        DeviceArray huge = DeviceArray.of(DType.UINT8, java.lang.foreign.MemorySegment.NULL.reinterpret(tooMuch));
         CudaError r = huge.allocate();
         assertEquals(2, r.code());
         assertEquals(r, huge.lastStatus());
@@ -135,5 +138,23 @@ class DeviceGpuTest {
         var seg = p.segment();
         p.close();
         assertThrows(IllegalStateException.class, () -> seg.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
+    }
+
+    @Test
+    void aLeakedAllocationIsFreedAndReported() throws InterruptedException {
+        long before = io.jkompute.cuda.internal.Leaks.reported();
+        long freeBefore = Cuda.memoryInfo().free();
+        leak(256L << 20);
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (io.jkompute.cuda.internal.Leaks.reported() == before && System.nanoTime() < deadline) {
+            System.gc();
+            Thread.sleep(20);
+        }
+        assertTrue(io.jkompute.cuda.internal.Leaks.reported() > before, "the leak was not reported within 10 s");
+        assertTrue(Cuda.memoryInfo().free() >= freeBefore - (64L << 20), "the leaked 256 MiB were not freed");
+    }
+
+    private static void leak(long bytes) {
+        DeviceMemory.allocate(bytes).memset((byte) 1);
     }
 }
