@@ -11,7 +11,10 @@ public enum MemoryType {
     HOST,
     /** Device-local and host-visible at once (resizable BAR, integrated GPUs); no sync needed. Fails where no such memory exists. */
     DEVICE_AND_HOST,
-    /** Device-local scratch memory with no host view; it can still be the source or target of a copy. */
+    /**
+     * Device-local memory with no host view; it can still be the source or target of a copy. Data given at creation
+     * is uploaded once through a temporary staging slice.
+     */
     STORAGE;
 
     /** Whether the host reads and writes this memory directly, without a staging copy. */

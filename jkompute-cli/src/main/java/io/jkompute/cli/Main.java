@@ -6,7 +6,10 @@ import picocli.CommandLine.Command;
 /** Entry point of the {@code jkompute} command line. */
 @Command(name = "jkompute", mixinStandardHelpOptions = true, version = "jkompute 0.1.0",
         description = "General-purpose GPU compute for Java.",
-        subcommands = {})
+        subcommands = {
+            DevicesCommand.class,
+            ExampleCommand.class,
+        })
 public final class Main {
     public static void main(String[] args) {
         System.exit(run(args));
@@ -15,6 +18,7 @@ public final class Main {
     /** Runs the CLI without exiting the JVM; returns the exit code. */
     public static int run(String... args) {
         CommandLine cli = new CommandLine(new Main());
+        cli.setExecutionExceptionHandler(new UserErrorHandler());
         return cli.execute(args);
     }
 }

@@ -1,0 +1,23 @@
+package io.jkompute.cli;
+
+import io.jkompute.JkomputeException;
+import picocli.CommandLine;
+import picocli.CommandLine.IExecutionExceptionHandler;
+import picocli.CommandLine.ParseResult;
+
+/**
+ * Errors a user can act on (a missing driver, a bad argument, a shader that does not compile) print as one clear
+ * message; anything else keeps its stack trace, since it is a bug to report.
+ */
+final class UserErrorHandler implements IExecutionExceptionHandler {
+    @Override
+    public int handleExecutionException(Exception e, CommandLine cli, ParseResult parsed) {
+        if (e instanceof JkomputeException || e instanceof IllegalArgumentException || e instanceof IllegalStateException
+                || e instanceof java.io.UncheckedIOException) {
+            cli.getErr().println("error: " + e.getMessage());
+            return 1;
+        }
+        e.printStackTrace(cli.getErr());
+        return 70;
+    }
+}

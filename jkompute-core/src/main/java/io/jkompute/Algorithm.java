@@ -1,0 +1,254 @@
+package io.jkompute;
+
+import static io.jkompute.internal.Vk.check;
+import static org.lwjgl.system.MemoryStack.stackPush;
+import static org.lwjgl.vulkan.VK10.*;
+
+import io.jkompute.internal.VulkanDevice;
+import java.nio.LongBuffer;
+import java.util.List;
+import org.lwjgl.system.MemoryStack;
+import org.lwjgl.vulkan.*;
+
+/**
+ * A compute pipeline: a SPIR-V shader, the tensors and images it binds (binding i = position i in the list, set 0),
+ * the number of workgroups, and specialization and push constants. Made by {@link Manager#algorithm}.
+ *
+ * <p>{@link #rebuild} and {@link #setPushConstants} change what a dispatch does; sequences that recorded this
+ * algorithm notice and re-record themselves before their next evaluation, so they never run stale commands.
+ */
+public final class Algorithm extends ManagedObject {
+    private final Natives natives;
+    private List<Memory> memories = List.of();
+    private byte[] spirv;
+    private Workgroup workgroup = Workgroup.DEFAULT;
+    private Constants spec = Constants.NONE;
+    private Constants push = Constants.NONE;
+    private int pushSize;
+    private volatile int generation;
+
+    /** The Vulkan objects of the current build, kept apart from the Algorithm so a leak can still be detected. */
+    private static final class Natives {
+        final VulkanDevice dev;
+        long setLayout, pool, set, module, layout, pipeline;
+
+        Natives(VulkanDevice dev) {
+            this.dev = dev;
+        }
+
+        void destroy() {
+            VkDevice d = dev.handle();
+            if (pipeline != 0) vkDestroyPipeline(d, pipeline, null);
+            if (layout != 0) vkDestroyPipelineLayout(d, layout, null);
+            if (module != 0) vkDestroyShaderModule(d, module, null);
+            if (pool != 0) vkDestroyDescriptorPool(d, pool, null);
+            if (setLayout != 0) vkDestroyDescriptorSetLayout(d, setLayout, null);
+            pipeline = layout = module = pool = setLayout = set = 0;
+        }
+    }
+
+    Algorithm(Manager manager) {
+        super(manager, "Algorithm#" + manager.nextId());
+        natives = new Natives(manager.device());
+        Natives n = natives;
+        track(n::destroy);
+    }
+
+    /**
+     * Replaces everything and builds the pipeline again.
+     *
+     * @param memories  tensors and images, bound in order; at least one
+     * @param spirv     the compiled shader (see {@link Shader#compile(String)})
+     * @param workgroup number of workgroups, or {@link Workgroup#DEFAULT}
+     * @param spec      specialization constants (constant_id = position)
+     * @param push      initial push constants; their size is fixed from now on
+     */
+    public synchronized void rebuild(List<? extends Memory> memories, byte[] spirv, Workgroup workgroup, Constants spec,
+            Constants push) {
+        checkOpen();
+        if (memories == null || memories.isEmpty()) {
+            throw new IllegalArgumentException("an algorithm needs at least one tensor or image to bind");
+        }
+        for (Memory m : memories) {
+            manager.checkOwned(m, "algorithm");
+        }
+        Shader.validateSpirv(spirv);
+        spec = spec == null ? Constants.NONE : spec;
+        push = push == null ? Constants.NONE : push;
+        if (spec.types().contains(Constants.Type.STRUCT)) {
+            throw new IllegalArgumentException("specialization constants are scalars: int32, uint32, float32 or float64, not a struct");
+        }
+        DeviceProperties.Limits lim = manager.device().properties().limits();
+        if (push.byteSize() % 4 != 0) {
+            throw new IllegalArgumentException("push constants must be a multiple of 4 bytes, got " + push.byteSize());
+        }
+        if (push.byteSize() > lim.maxPushConstantsSize()) {
+            throw new IllegalArgumentException("push constants of " + push.byteSize() + " bytes exceed the device's limit of "
+                    + lim.maxPushConstantsSize());
+        }
+        Workgroup wg = workgroup == null || workgroup.isDefault() ? defaultWorkgroup(memories.get(0)) : workgroup;
+        int[] max = lim.maxComputeWorkGroupCount();
+        if (Integer.toUnsignedLong(wg.x()) > Integer.toUnsignedLong(max[0]) || wg.y() > max[1] || wg.z() > max[2]
+                || wg.x() == 0 || wg.y() == 0 || wg.z() == 0) {
+            throw new IllegalArgumentException("workgroup count " + wg + " is outside 1.." + max[0] + " x 1.." + max[1]
+                    + " x 1.." + max[2]);
+        }
+        natives.destroy();
+        this.memories = List.copyOf(memories);
+        this.spirv = spirv.clone();
+        this.workgroup = wg;
+        this.spec = spec;
+        this.push = push;
+        this.pushSize = push.byteSize();
+        build();
+        generation++;
+    }
+
+    private static Workgroup defaultWorkgroup(Memory first) {
+        if (first.size() > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("the default workgroup count is the first tensor's size, " + first.size()
+                    + ", which is too large; give a Workgroup");
+        }
+        return Workgroup.of((int) first.size());
+    }
+
+    private void build() {
+        VkDevice d = manager.device().handle();
+        int n = memories.size();
+        try (MemoryStack stack = stackPush()) {
+            VkDescriptorSetLayoutBinding.Buffer bindings = VkDescriptorSetLayoutBinding.calloc(n, stack);
+            int buffers = 0;
+            int images = 0;
+            for (int i = 0; i < n; i++) {
+                boolean img = memories.get(i) instanceof Image;
+                bindings.get(i).binding(i).descriptorCount(1).stageFlags(VK_SHADER_STAGE_COMPUTE_BIT)
+                        .descriptorType(img ? VK_DESCRIPTOR_TYPE_STORAGE_IMAGE : VK_DESCRIPTOR_TYPE_STORAGE_BUFFER);
+                if (img) images++; else buffers++;
+            }
+            LongBuffer lp = stack.mallocLong(1);
+            check(vkCreateDescriptorSetLayout(d, VkDescriptorSetLayoutCreateInfo.calloc(stack).sType$Default()
+                    .pBindings(bindings), null, lp), "vkCreateDescriptorSetLayout");
+            natives.setLayout = lp.get(0);
+
+            VkDescriptorPoolSize.Buffer sizes = VkDescriptorPoolSize.calloc((buffers > 0 ? 1 : 0) + (images > 0 ? 1 : 0), stack);
+            int k = 0;
+            if (buffers > 0) sizes.get(k++).type(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER).descriptorCount(buffers);
+            if (images > 0) sizes.get(k).type(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE).descriptorCount(images);
+            check(vkCreateDescriptorPool(d, VkDescriptorPoolCreateInfo.calloc(stack).sType$Default().maxSets(1)
+                    .pPoolSizes(sizes), null, lp), "vkCreateDescriptorPool");
+            natives.pool = lp.get(0);
+            check(vkAllocateDescriptorSets(d, VkDescriptorSetAllocateInfo.calloc(stack).sType$Default()
+                    .descriptorPool(natives.pool).pSetLayouts(stack.longs(natives.setLayout)), lp), "vkAllocateDescriptorSets");
+            natives.set = lp.get(0);
+
+            VkWriteDescriptorSet.Buffer writes = VkWriteDescriptorSet.calloc(n, stack);
+            for (int i = 0; i < n; i++) {
+                Memory m = memories.get(i);
+                VkWriteDescriptorSet w = writes.get(i).sType$Default().dstSet(natives.set).dstBinding(i).descriptorCount(1);
+                if (m instanceof Image img) {
+                    w.descriptorType(VK_DESCRIPTOR_TYPE_STORAGE_IMAGE).pImageInfo(VkDescriptorImageInfo.calloc(1, stack)
+                            .imageView(img.view).imageLayout(VK_IMAGE_LAYOUT_GENERAL));
+                } else {
+                    Tensor t = (Tensor) m;
+                    w.descriptorType(VK_DESCRIPTOR_TYPE_STORAGE_BUFFER).pBufferInfo(VkDescriptorBufferInfo.calloc(1, stack)
+                            .buffer(t.buffer).offset(0).range(VK_WHOLE_SIZE));
+                }
+            }
+            vkUpdateDescriptorSets(d, writes, null);
+
+            check(vkCreateShaderModule(d, VkShaderModuleCreateInfo.calloc(stack).sType$Default()
+                    .pCode(stack.bytes(spirv)), null, lp), "vkCreateShaderModule");
+            natives.module = lp.get(0);
+
+            VkPipelineLayoutCreateInfo plci = VkPipelineLayoutCreateInfo.calloc(stack).sType$Default()
+                    .pSetLayouts(stack.longs(natives.setLayout));
+            if (pushSize > 0) {
+                plci.pPushConstantRanges(VkPushConstantRange.calloc(1, stack).stageFlags(VK_SHADER_STAGE_COMPUTE_BIT)
+                        .offset(0).size(pushSize));
+            }
+            check(vkCreatePipelineLayout(d, plci, null, lp), "vkCreatePipelineLayout");
+            natives.layout = lp.get(0);
+
+            VkSpecializationInfo specInfo = null;
+            if (!spec.isEmpty()) {
+                VkSpecializationMapEntry.Buffer entries = VkSpecializationMapEntry.calloc(spec.count(), stack);
+                for (int i = 0; i < spec.count(); i++) {
+                    entries.get(i).constantID(i).offset(spec.offset(i)).size(spec.size(i));
+                }
+                specInfo = VkSpecializationInfo.calloc(stack).pMapEntries(entries).pData(stack.bytes(spec.rawBytes()));
+            }
+            VkComputePipelineCreateInfo.Buffer pci = VkComputePipelineCreateInfo.calloc(1, stack).sType$Default()
+                    .layout(natives.layout);
+            pci.stage().sType$Default().stage(VK_SHADER_STAGE_COMPUTE_BIT).module(natives.module)
+                    .pName(stack.UTF8("main")).pSpecializationInfo(specInfo);
+            int r = vkCreateComputePipelines(d, manager.device().pipelineCache(), pci, null, lp);
+            if (r != VK_SUCCESS) {
+                natives.destroy();
+                check(r, "vkCreateComputePipelines");
+            }
+            natives.pipeline = lp.get(0);
+        } catch (RuntimeException e) {
+            natives.destroy();
+            throw e;
+        }
+    }
+
+    /**
+     * Replaces the push constants used by dispatches recorded from now on (and by sequences that re-record).
+     *
+     * @throws IllegalArgumentException if the size differs from the size the algorithm was built with
+     */
+    public synchronized void setPushConstants(Constants constants) {
+        checkOpen();
+        checkPushSize(constants);
+        this.push = constants;
+        generation++;
+    }
+
+    void checkPushSize(Constants constants) {
+        if (constants.byteSize() != pushSize) {
+            throw new IllegalArgumentException("push constants of " + constants.byteSize() + " bytes given, but "
+                    + this + " was built with " + pushSize + " bytes of push constants");
+        }
+    }
+
+    /** Whether the pipeline exists (false for the empty algorithm OpMult fills in). */
+    public boolean isBuilt() {
+        return natives.pipeline != 0;
+    }
+
+    public List<Memory> memories() {
+        return memories;
+    }
+
+    public Workgroup workgroup() {
+        return workgroup;
+    }
+
+    public Constants specializationConstants() {
+        return spec;
+    }
+
+    public Constants pushConstants() {
+        return push;
+    }
+
+    int generation() {
+        return generation;
+    }
+
+    /** Binds the pipeline and descriptor set, pushes constants (the override, or the algorithm's own) and dispatches. */
+    void recordDispatch(CommandRecorder rec, Constants override) {
+        if (!isBuilt()) {
+            throw new IllegalStateException(this + " has not been built: give it tensors and a shader first");
+        }
+        VkCommandBuffer cmd = rec.cmd();
+        vkCmdBindPipeline(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, natives.pipeline);
+        vkCmdBindDescriptorSets(cmd, VK_PIPELINE_BIND_POINT_COMPUTE, natives.layout, 0, rec.stack().longs(natives.set), null);
+        Constants p = override != null ? override : push;
+        if (pushSize > 0) {
+            vkCmdPushConstants(cmd, natives.layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, rec.stack().bytes(p.rawBytes()));
+        }
+        vkCmdDispatch(cmd, workgroup.x(), workgroup.y(), workgroup.z());
+    }
+}

@@ -1,0 +1,477 @@
+package io.jkompute;
+
+import io.jkompute.internal.InitBatch;
+import io.jkompute.internal.VulkanDevice;
+import io.jkompute.internal.VulkanInstance;
+import java.io.PrintWriter;
+import java.io.StringWriter;
+import java.lang.foreign.MemorySegment;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.HashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Owns a Vulkan instance, one device and its compute queues, and everything made on them: tensors, images,
+ * algorithms and sequences. {@link #close()} frees all of it, in order (sequences, algorithms, memory, device,
+ * instance). Managers still open when the JVM exits are closed by a shutdown hook, since some drivers crash at exit
+ * when a device is left alive.
+ *
+ * <pre>{@code
+ * try (Manager mgr = new Manager()) {
+ *     Tensor a = mgr.tensor(new float[] {1, 2, 3});
+ *     Tensor b = mgr.tensor(new float[] {4, 5, 6});
+ *     Tensor out = mgr.tensor(new float[3]);
+ *     mgr.sequence().eval(new OpSyncDevice(a, b), new OpMult(a, b, out, mgr.algorithm()), new OpSyncLocal(out));
+ *     float[] r = out.toFloatArray(); // 4, 10, 18
+ * }
+ * }</pre>
+ */
+public final class Manager implements AutoCloseable {
+    private static final Logging.Log LOG = Logging.logger(Manager.class);
+    private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(Manager::closeAllAtExit, "jkompute-shutdown"));
+    }
+
+    private final VulkanInstance instance;
+    private final VulkanDevice device;
+    private final InitBatch initBatch;
+    private final Set<ManagedObject.Tracked> sequences = new LinkedHashSet<>();
+    private final Set<ManagedObject.Tracked> algorithms = new LinkedHashSet<>();
+    private final Set<ManagedObject.Tracked> memories = new LinkedHashSet<>();
+    private final Map<String, Sequence> named = new HashMap<>();
+    private final List<String> leaks = Collections.synchronizedList(new ArrayList<>());
+    private final AtomicLong ids = new AtomicLong();
+    private final AtomicInteger running = new AtomicInteger();
+    private final Throwable createdAt = new Throwable("created here");
+    private Sequence defaultSequence;
+    private volatile boolean closed;
+
+    /** The first Vulkan device, one queue of its first compute queue family. */
+    public Manager() {
+        this(0);
+    }
+
+    /** The given device, one queue of its first compute queue family. */
+    public Manager(int deviceIndex) {
+        this(deviceIndex, new int[0], List.of());
+    }
+
+    /**
+     * @param deviceIndex        index into {@link #listDevices()}
+     * @param familyQueueIndices one queue per entry, of that queue family (repeat a family for several of its queues);
+     *                           {@code sequence(i)} uses the i-th. Empty: one queue of the first compute family.
+     * @param extensions         device extensions to enable; each must be supported
+     */
+    public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
+        VulkanInstance inst = new VulkanInstance();
+        try {
+            this.device = new VulkanDevice(inst, deviceIndex, familyQueueIndices, extensions);
+        } catch (RuntimeException e) {
+            inst.close();
+            throw e;
+        }
+        this.instance = inst;
+        this.initBatch = new InitBatch(device);
+        OPEN.add(this);
+    }
+
+    /** Every Vulkan device of the system, in the order {@link #Manager(int)} numbers them. */
+    public static List<DeviceProperties> listDevices() {
+        try (VulkanInstance inst = new VulkanInstance()) {
+            List<DeviceProperties> out = new ArrayList<>();
+            for (int i = 0; i < inst.physicalDevices().size(); i++) {
+                out.add(inst.describe(i));
+            }
+            return out;
+        }
+    }
+
+    /** Name, limits and features of this Manager's device. */
+    public DeviceProperties deviceProperties() {
+        return device.properties();
+    }
+
+    /** Number of queues (one per family index given at construction). */
+    public int queueCount() {
+        return device.queues().size();
+    }
+
+    // ---- tensors ----
+
+    public Tensor tensor(float[] data) {
+        return tensor(data, MemoryType.DEVICE);
+    }
+
+    public Tensor tensor(float[] data, MemoryType type) {
+        return tensor(DataType.FLOAT32, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    public Tensor tensor(double[] data) {
+        return tensor(data, MemoryType.DEVICE);
+    }
+
+    public Tensor tensor(double[] data, MemoryType type) {
+        return tensor(DataType.FLOAT64, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    /** An int32 tensor. For uint32 use {@link #tensor(DataType, MemorySegment, long[], MemoryType)}. */
+    public Tensor tensor(int[] data) {
+        return tensor(data, MemoryType.DEVICE);
+    }
+
+    public Tensor tensor(int[] data, MemoryType type) {
+        return tensor(DataType.INT32, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    /** An int64 tensor. */
+    public Tensor tensor(long[] data, MemoryType type) {
+        return tensor(DataType.INT64, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    /** An int16 tensor. */
+    public Tensor tensor(short[] data, MemoryType type) {
+        return tensor(DataType.INT16, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    /** An int8 tensor. */
+    public Tensor tensor(byte[] data, MemoryType type) {
+        return tensor(DataType.INT8, MemorySegment.ofArray(data), new long[] {data.length}, type);
+    }
+
+    /** A bool tensor, one byte per element (0 or 1). */
+    public Tensor tensor(boolean[] data, MemoryType type) {
+        byte[] b = new byte[data.length];
+        for (int i = 0; i < b.length; i++) {
+            b[i] = data[i] ? (byte) 1 : 0;
+        }
+        return tensor(DataType.BOOL, MemorySegment.ofArray(b), new long[] {data.length}, type);
+    }
+
+    /** A zero-filled DEVICE tensor of the given type and shape. */
+    public Tensor tensor(DataType type, long... shape) {
+        return tensor(type, null, shape, MemoryType.DEVICE);
+    }
+
+    /** A zero-filled tensor of the given type, shape and memory type. */
+    public Tensor tensor(DataType type, long[] shape, MemoryType memoryType) {
+        return tensor(type, null, shape, memoryType);
+    }
+
+    /**
+     * A tensor of any built-in type, initialised from raw bytes (or zero-filled when {@code data} is null).
+     *
+     * @throws IllegalArgumentException if the byte count does not match type × shape, or the type is CUSTOM
+     */
+    public Tensor tensor(DataType type, MemorySegment data, long[] shape, MemoryType memoryType) {
+        Objects.requireNonNull(type, "type");
+        if (type == DataType.CUSTOM) {
+            throw new IllegalArgumentException("CUSTOM tensors need an element size: use customTensor(elementSize, ...)");
+        }
+        return newTensor(type, type.byteSize(), shape, memoryType, data);
+    }
+
+    /** A tensor of structs of {@code elementSize} bytes each, from raw bytes (or zero-filled when null). */
+    public Tensor customTensor(int elementSize, MemorySegment data, long[] shape, MemoryType memoryType) {
+        if (elementSize <= 0) {
+            throw new IllegalArgumentException("custom element size must be positive, got " + elementSize);
+        }
+        return newTensor(DataType.CUSTOM, elementSize, shape, memoryType, data);
+    }
+
+    private Tensor newTensor(DataType type, int elementSize, long[] shape, MemoryType memoryType, MemorySegment data) {
+        checkOpen();
+        Objects.requireNonNull(shape, "shape");
+        Objects.requireNonNull(memoryType, "memoryType");
+        long bytes = Math.multiplyExact(Tensor.count(shape), (long) elementSize);
+        if (data != null && data.byteSize() != bytes) {
+            throw new IllegalArgumentException("tensor data has " + data.byteSize() + " bytes, but " + type
+                    + java.util.Arrays.toString(shape) + " needs " + bytes);
+        }
+        return new Tensor(this, type, elementSize, shape, memoryType, data);
+    }
+
+    // ---- images ----
+
+    /** A zero-filled DEVICE image. */
+    public Image image(DataType type, int width, int height, int channels) {
+        return image(type, width, height, channels, MemoryType.DEVICE, null);
+    }
+
+    /** A float32 DEVICE image from data laid out row by row, channels interleaved. */
+    public Image image(float[] data, int width, int height, int channels) {
+        return image(DataType.FLOAT32, width, height, channels, MemoryType.DEVICE, MemorySegment.ofArray(data));
+    }
+
+    /**
+     * An image of the given type; {@code data} (or null for zeros) holds width × height × channels elements.
+     * Kompute accepted a larger array and used its start; jkompute asks for the exact size.
+     */
+    public Image image(DataType type, int width, int height, int channels, MemoryType memoryType, MemorySegment data) {
+        checkOpen();
+        Objects.requireNonNull(type, "type");
+        Objects.requireNonNull(memoryType, "memoryType");
+        if (data != null && type.byteSize() > 0) {
+            long need = (long) width * height * channels * type.byteSize();
+            if (data.byteSize() != need) {
+                throw new IllegalArgumentException("image data has " + data.byteSize() + " bytes, but a " + width + "x"
+                        + height + "x" + channels + " " + type + " image needs " + need);
+            }
+        }
+        return new Image(this, type, width, height, channels, memoryType, data);
+    }
+
+    // ---- algorithms ----
+
+    /** An empty algorithm, to be built with {@link Algorithm#rebuild} or by {@link OpMult}. */
+    public Algorithm algorithm() {
+        checkOpen();
+        return new Algorithm(this);
+    }
+
+    /** An algorithm with the default workgroup count and no constants. */
+    public Algorithm algorithm(List<? extends Memory> memories, byte[] spirv) {
+        return algorithm(memories, spirv, Workgroup.DEFAULT, Constants.NONE, Constants.NONE);
+    }
+
+    public Algorithm algorithm(List<? extends Memory> memories, byte[] spirv, Workgroup workgroup) {
+        return algorithm(memories, spirv, workgroup, Constants.NONE, Constants.NONE);
+    }
+
+    /**
+     * @param memories  bound in order: binding i = position i, set 0
+     * @param spirv     SPIR-V (use {@link Shader#compile(String)} for GLSL)
+     * @param workgroup workgroup counts, or {@link Workgroup#DEFAULT} for (first memory's size, 1, 1)
+     * @param spec      specialization constants, constant_id = position
+     * @param push      push constants; later ones must have the same size
+     */
+    public Algorithm algorithm(List<? extends Memory> memories, byte[] spirv, Workgroup workgroup, Constants spec, Constants push) {
+        Algorithm a = algorithm();
+        try {
+            a.rebuild(memories, spirv, workgroup, spec, push);
+        } catch (RuntimeException e) {
+            a.close();
+            throw e;
+        }
+        return a;
+    }
+
+    // ---- sequences ----
+
+    /** A sequence on queue 0, without timestamps. */
+    public Sequence sequence() {
+        return sequence(0, 0);
+    }
+
+    public Sequence sequence(int queueIndex) {
+        return sequence(queueIndex, 0);
+    }
+
+    /**
+     * @param queueIndex      which of this Manager's queues (position in the family index list)
+     * @param totalTimestamps how many operations get a GPU timestamp; 0 for none
+     */
+    public Sequence sequence(int queueIndex, int totalTimestamps) {
+        checkOpen();
+        return new Sequence(this, queueIndex, totalTimestamps);
+    }
+
+    /** The sequence called {@code name}, made on queue 0 at first use (the seeds' named sequences). */
+    public synchronized Sequence sequence(String name) {
+        checkOpen();
+        Sequence s = named.get(Objects.requireNonNull(name, "name"));
+        if (s == null || s.isClosed()) {
+            s = sequence();
+            named.put(name, s);
+        }
+        return s;
+    }
+
+    private synchronized Sequence defaultSequence() {
+        if (defaultSequence == null || defaultSequence.isClosed()) {
+            defaultSequence = sequence();
+        }
+        return defaultSequence;
+    }
+
+    /** Records and evaluates operations on the Manager's default sequence (the seeds' {@code eval_<op>_def}). */
+    public void eval(Op... ops) {
+        checkOpen();
+        defaultSequence().eval(ops);
+    }
+
+    /** Records and submits operations on the default sequence; finish with {@link #evalAwait()}. */
+    public void evalAsync(Op... ops) {
+        checkOpen();
+        defaultSequence().evalAsync(ops);
+    }
+
+    /** Waits for the default sequence (the seeds' {@code eval_await_def}). */
+    public void evalAwait() {
+        checkOpen();
+        defaultSequence().evalAwait();
+    }
+
+    /** Waits at most {@code timeout} for the default sequence; false on timeout. */
+    public boolean evalAwait(Duration timeout) {
+        checkOpen();
+        return defaultSequence().evalAwait(timeout);
+    }
+
+    // ---- lifetimes ----
+
+    /** Leak reports: objects of this Manager that became unreachable without being closed, with where each was made. */
+    public List<String> leaks() {
+        synchronized (leaks) {
+            return List.copyOf(leaks);
+        }
+    }
+
+    public boolean isClosed() {
+        return closed;
+    }
+
+    /** Frees everything this Manager made, then the device and the instance. Idempotent. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (closed) {
+                return;
+            }
+            closed = true;
+        }
+        OPEN.remove(this);
+        try {
+            device.waitIdle();
+        } catch (RuntimeException e) {
+            LOG.warn("waiting for the device before close failed: {}", e.getMessage());
+        }
+        synchronized (this) {
+            closeAll(sequences);
+            closeAll(algorithms);
+            closeAll(memories);
+        }
+        initBatch.close();
+        device.close();
+        instance.close();
+        LOG.debug("manager closed");
+    }
+
+    private static void closeAll(Set<ManagedObject.Tracked> set) {
+        List<ManagedObject.Tracked> l = new ArrayList<>(set);
+        Collections.reverse(l);
+        for (ManagedObject.Tracked t : l) {
+            try {
+                t.closeOnce();
+            } catch (RuntimeException e) {
+                LOG.warn("freeing {} failed: {}", t.description, e.getMessage());
+            }
+        }
+        set.clear();
+    }
+
+    private static void closeAllAtExit() {
+        List<Manager> open;
+        synchronized (OPEN) {
+            open = new ArrayList<>(OPEN);
+        }
+        for (Manager m : open) {
+            LOG.warn("a Manager ({}) was still open at JVM exit; closing it", m.device.properties().name());
+            LOG.debug("it was created at:\n{}", stackTrace(m.createdAt));
+            m.close();
+        }
+    }
+
+    // ---- internal ----
+
+    VulkanDevice device() {
+        return device;
+    }
+
+    InitBatch initBatch() {
+        return initBatch;
+    }
+
+    long nextId() {
+        return ids.incrementAndGet();
+    }
+
+    void checkOpen() {
+        if (closed) {
+            throw new IllegalStateException("the Manager is closed");
+        }
+    }
+
+    synchronized void register(ManagedObject o) {
+        if (closed) {
+            o.tracked.closeOnce();
+            throw new IllegalStateException("the Manager is closed");
+        }
+        switch (o) {
+            case Sequence s -> sequences.add(s.tracked);
+            case Algorithm a -> algorithms.add(a.tracked);
+            case Memory m -> memories.add(m.tracked);
+        }
+    }
+
+    void release(ManagedObject.Tracked t) {
+        synchronized (this) {
+            if (closed || t.isClosed()) {
+                return;
+            }
+            boolean isSequence = sequences.contains(t);
+            if (memories.contains(t)) {
+                // a pending zero-fill or upload may still name this memory; run it before the memory goes
+                initBatch.flush();
+            }
+            if (!isSequence && running.get() > 0) {
+                // a running sequence may still read this object; the GPU must be done with it before it is freed
+                device.waitIdle();
+            }
+            t.closeOnce();
+            sequences.remove(t);
+            algorithms.remove(t);
+            memories.remove(t);
+        }
+    }
+
+    void runningChanged(int delta) {
+        running.addAndGet(delta);
+    }
+
+    void reportLeak(ManagedObject.Tracked t) {
+        String report = t.description + " was not closed before it became unreachable; it is freed when its Manager"
+                + " closes. It was created at:\n" + stackTrace(t.createdAt);
+        leaks.add(report);
+        LOG.warn("leak: {}", report);
+    }
+
+    void checkOwned(ManagedObject o) {
+        if (o.manager != this) {
+            throw new IllegalArgumentException(o + " belongs to another Manager");
+        }
+        o.checkOpen();
+    }
+
+    void checkOwned(Memory m, String what) {
+        if (m == null) {
+            throw new IllegalArgumentException(what + ": null tensor or image");
+        }
+        checkOwned(m);
+    }
+
+    private static String stackTrace(Throwable t) {
+        StringWriter sw = new StringWriter();
+        t.printStackTrace(new PrintWriter(sw));
+        return sw.toString();
+    }
+}

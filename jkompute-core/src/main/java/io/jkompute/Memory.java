@@ -1,0 +1,236 @@
+package io.jkompute;
+
+import io.jkompute.internal.StagingPool;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.util.Arrays;
+
+/**
+ * GPU memory a shader can bind: a {@link Tensor} (a buffer) or an {@link Image} (a 2-D storage image).
+ * Holds the element type, the memory type and the host view. For {@link MemoryType#DEVICE} the host view is a
+ * slice of pooled staging memory, moved to and from the GPU by {@link OpSyncDevice} and {@link OpSyncLocal};
+ * for HOST and DEVICE_AND_HOST it is the GPU memory itself; STORAGE memory has none.
+ */
+public abstract sealed class Memory extends ManagedObject permits Tensor, Image {
+    final DataType dataType;
+    final int elementSize;
+    final long size;
+    final MemoryType memoryType;
+    StagingPool.Slice staging;
+    private Arena hostArena;
+    private MemorySegment host;
+
+    Memory(Manager manager, String description, DataType dataType, int elementSize, long size, MemoryType memoryType) {
+        super(manager, description);
+        this.dataType = dataType;
+        this.elementSize = elementSize;
+        this.size = size;
+        this.memoryType = memoryType;
+    }
+
+    /** Makes the host view over {@code address}; a shared arena makes the view unusable (not a crash) after close. */
+    final void hostView(long address) {
+        hostArena = Arena.ofShared();
+        host = MemorySegment.ofAddress(address).reinterpret(byteSize(), hostArena, null);
+    }
+
+    /**
+     * The action that ends the host view, for the subclass's free action. It must not capture {@code this}: the free
+     * action is held by the Manager, and an object reachable from it could never be reported as leaked.
+     */
+    final Runnable hostViewCloser() {
+        Arena arena = hostArena;
+        return arena == null ? () -> {} : arena::close;
+    }
+
+    /** Number of elements. */
+    public final long size() {
+        return size;
+    }
+
+    public final DataType dataType() {
+        return dataType;
+    }
+
+    /** Bytes per element (the struct size for {@link DataType#CUSTOM}). */
+    public final int elementSize() {
+        return elementSize;
+    }
+
+    /** size × element size. */
+    public final long byteSize() {
+        return size * elementSize;
+    }
+
+    public final MemoryType memoryType() {
+        return memoryType;
+    }
+
+    /**
+     * The host view, zero-copy: writes go straight to staging (DEVICE) or to GPU-visible memory (HOST,
+     * DEVICE_AND_HOST). It stops working when this object is closed.
+     *
+     * @throws IllegalStateException for STORAGE memory, which the host cannot see, or when closed
+     */
+    public final MemorySegment data() {
+        checkOpen();
+        if (host == null) {
+            throw new IllegalStateException(this + " is STORAGE memory and has no host view;"
+                    + " copy it into a DEVICE or HOST tensor with OpCopy to read it");
+        }
+        return host;
+    }
+
+    // ---- typed copies out ----
+
+    /** The data as floats: float32, or float16 widened. */
+    public final float[] toFloatArray() {
+        if (dataType == DataType.FLOAT16) {
+            short[] bits = data().toArray(ValueLayout.JAVA_SHORT);
+            float[] out = new float[bits.length];
+            for (int i = 0; i < bits.length; i++) {
+                out[i] = Float.float16ToFloat(bits[i]);
+            }
+            return out;
+        }
+        requireType("toFloatArray", DataType.FLOAT32);
+        return data().toArray(ValueLayout.JAVA_FLOAT);
+    }
+
+    public final double[] toDoubleArray() {
+        requireType("toDoubleArray", DataType.FLOAT64);
+        return data().toArray(ValueLayout.JAVA_DOUBLE);
+    }
+
+    /** int32, or uint32 as the same bits (use {@link Integer#toUnsignedLong}). */
+    public final int[] toIntArray() {
+        requireType("toIntArray", DataType.INT32, DataType.UINT32);
+        return data().toArray(ValueLayout.JAVA_INT);
+    }
+
+    /** int64, or uint64 as the same bits. */
+    public final long[] toLongArray() {
+        requireType("toLongArray", DataType.INT64, DataType.UINT64);
+        return data().toArray(ValueLayout.JAVA_LONG);
+    }
+
+    /** int16, uint16, or float16's raw bits. */
+    public final short[] toShortArray() {
+        requireType("toShortArray", DataType.INT16, DataType.UINT16, DataType.FLOAT16);
+        return data().toArray(ValueLayout.JAVA_SHORT);
+    }
+
+    /** int8, uint8, bool, or the raw bytes of a custom struct. */
+    public final byte[] toByteArray() {
+        requireType("toByteArray", DataType.INT8, DataType.UINT8, DataType.BOOL, DataType.CUSTOM);
+        return data().toArray(ValueLayout.JAVA_BYTE);
+    }
+
+    public final boolean[] toBooleanArray() {
+        requireType("toBooleanArray", DataType.BOOL);
+        byte[] b = data().toArray(ValueLayout.JAVA_BYTE);
+        boolean[] out = new boolean[b.length];
+        for (int i = 0; i < b.length; i++) {
+            out[i] = b[i] != 0;
+        }
+        return out;
+    }
+
+    // ---- typed copies in: the element count must match exactly ----
+
+    /** float32, or float16 narrowed (round to nearest even). */
+    public final void setData(float[] values) {
+        if (dataType == DataType.FLOAT16) {
+            requireCount(values.length);
+            short[] bits = new short[values.length];
+            for (int i = 0; i < values.length; i++) {
+                bits[i] = Float.floatToFloat16(values[i]);
+            }
+            MemorySegment.copy(bits, 0, data(), ValueLayout.JAVA_SHORT, 0, bits.length);
+            return;
+        }
+        requireType("setData(float[])", DataType.FLOAT32);
+        requireCount(values.length);
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_FLOAT, 0, values.length);
+    }
+
+    public final void setData(double[] values) {
+        requireType("setData(double[])", DataType.FLOAT64);
+        requireCount(values.length);
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_DOUBLE, 0, values.length);
+    }
+
+    /** int32, or uint32 from the same bits. */
+    public final void setData(int[] values) {
+        requireType("setData(int[])", DataType.INT32, DataType.UINT32);
+        requireCount(values.length);
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_INT, 0, values.length);
+    }
+
+    public final void setData(long[] values) {
+        requireType("setData(long[])", DataType.INT64, DataType.UINT64);
+        requireCount(values.length);
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_LONG, 0, values.length);
+    }
+
+    /** int16, uint16, or float16 raw bits. */
+    public final void setData(short[] values) {
+        requireType("setData(short[])", DataType.INT16, DataType.UINT16, DataType.FLOAT16);
+        requireCount(values.length);
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_SHORT, 0, values.length);
+    }
+
+    /** int8, uint8, bool (0 or 1), or a custom struct's raw bytes (then the byte count must match). */
+    public final void setData(byte[] values) {
+        requireType("setData(byte[])", DataType.INT8, DataType.UINT8, DataType.BOOL, DataType.CUSTOM);
+        if (values.length != byteSize()) {
+            throw new IllegalArgumentException("setData: " + values.length + " bytes given, " + this + " holds "
+                    + byteSize() + " bytes");
+        }
+        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_BYTE, 0, values.length);
+    }
+
+    public final void setData(boolean[] values) {
+        requireType("setData(boolean[])", DataType.BOOL);
+        requireCount(values.length);
+        MemorySegment d = data();
+        for (int i = 0; i < values.length; i++) {
+            d.set(ValueLayout.JAVA_BYTE, i, values[i] ? (byte) 1 : 0);
+        }
+    }
+
+    /** Raw bytes of any type; the byte size must match exactly. */
+    public final void setData(MemorySegment bytes) {
+        if (bytes.byteSize() != byteSize()) {
+            throw new IllegalArgumentException("setData: " + bytes.byteSize() + " bytes given, " + this + " holds "
+                    + byteSize() + " bytes");
+        }
+        MemorySegment.copy(bytes, 0, data(), 0, byteSize());
+    }
+
+    final void requireType(String what, DataType... allowed) {
+        checkOpen();
+        for (DataType t : allowed) {
+            if (t == dataType) {
+                return;
+            }
+        }
+        throw new IllegalArgumentException(what + " needs " + (allowed.length == 1 ? allowed[0]
+                : Arrays.toString(allowed)) + " data, but " + this + " holds " + dataType);
+    }
+
+    final void requireCount(long n) {
+        if (n != size) {
+            throw new IllegalArgumentException("setData: " + n + " elements given, " + this + " holds " + size);
+        }
+    }
+
+    /** Elements in the given range exist: 0 ≤ offset, offset + count ≤ size. */
+    final void checkRange(String op, long offset, long count) {
+        if (offset < 0 || count <= 0 || offset + count > size) {
+            throw new IllegalArgumentException(op + ": range [" + offset + ", " + (offset + count) + ") is outside "
+                    + this + " of " + size + " elements");
+        }
+    }
+}

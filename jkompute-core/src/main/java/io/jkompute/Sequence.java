@@ -1,0 +1,514 @@
+package io.jkompute;
+
+import static io.jkompute.internal.Vk.check;
+import static org.lwjgl.system.MemoryStack.stackPush;
+import static org.lwjgl.vulkan.VK10.*;
+import static org.lwjgl.vulkan.VK12.*;
+
+import io.jkompute.internal.VulkanDevice;
+import java.nio.LongBuffer;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Map;
+import org.lwjgl.PointerBuffer;
+import org.lwjgl.system.MemoryStack;
+import org.lwjgl.system.MemoryUtil;
+import org.lwjgl.vulkan.*;
+
+/**
+ * A command buffer on one queue, with the operations recorded into it. Record once, evaluate many times: each
+ * {@link #eval()} of an unchanged sequence is one {@code vkQueueSubmit} and one wait; nothing is re-recorded.
+ *
+ * <p>Completion is tracked with a timeline semaphore, which also lets one sequence wait on the GPU for another
+ * ({@link #waitFor}) without a round trip through the host. Like Kompute, a {@link #record} after an evaluation starts
+ * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone.
+ *
+ * <p>A sequence is meant for one thread at a time; its methods are synchronized so misuse fails cleanly.
+ */
+public final class Sequence extends ManagedObject {
+    private static final Logging.Log LOG = Logging.logger(Sequence.class);
+    private static final long HYBRID_SPIN_NANOS = 200_000;
+
+    private final VulkanDevice.Queue queue;
+    private final int queueIndex;
+    private final int timestampCapacity;
+    private final Natives natives;
+    private final List<Op> ops = new ArrayList<>();
+    private final List<Sequence> waitFor = new ArrayList<>();
+    private Tracked[] usedObjects = new Tracked[0];
+    private Algorithm[] usedAlgorithms = new Algorithm[0];
+    private int[] algorithmGenerations = new int[0];
+    private boolean recording;
+    private boolean ended;
+    private volatile boolean running;
+    private long submittedValue;
+    private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
+
+    /** Native objects and the submit structures, made once so an evaluation allocates nothing. */
+    private static final class Natives {
+        final VulkanDevice dev;
+        long pool;
+        VkCommandBuffer cmd;
+        long semaphore;
+        long queryPool;
+        VkSubmitInfo submit;
+        VkTimelineSemaphoreSubmitInfo timeline;
+        LongBuffer signalValue;
+        LongBuffer signalSemaphore;
+        PointerBuffer commandBuffers;
+        LongBuffer counter;
+        VkSemaphoreWaitInfo waitInfo;
+        LongBuffer waitValue;
+
+        Natives(VulkanDevice dev) {
+            this.dev = dev;
+        }
+
+        void destroy() {
+            VkDevice d = dev.handle();
+            if (queryPool != 0) vkDestroyQueryPool(d, queryPool, null);
+            if (semaphore != 0) vkDestroySemaphore(d, semaphore, null);
+            if (pool != 0) vkDestroyCommandPool(d, pool, null);
+            queryPool = semaphore = pool = 0;
+            if (submit != null) {
+                submit.free();
+                timeline.free();
+                MemoryUtil.memFree(signalValue);
+                MemoryUtil.memFree(signalSemaphore);
+                MemoryUtil.memFree(commandBuffers);
+                MemoryUtil.memFree(counter);
+                waitInfo.free();
+                MemoryUtil.memFree(waitValue);
+                submit = null;
+            }
+        }
+    }
+
+    Sequence(Manager manager, int queueIndex, int totalTimestamps) {
+        super(manager, "Sequence#" + manager.nextId() + " (queue " + queueIndex + ")");
+        VulkanDevice dev = manager.device();
+        if (queueIndex < 0 || queueIndex >= dev.queues().size()) {
+            throw new IllegalArgumentException("queue index " + queueIndex + " is out of range: the Manager has "
+                    + dev.queues().size() + " queue(s); give more family indices to the Manager for more queues");
+        }
+        if (totalTimestamps < 0) {
+            throw new IllegalArgumentException("totalTimestamps must not be negative, got " + totalTimestamps);
+        }
+        this.queue = dev.queues().get(queueIndex);
+        this.queueIndex = queueIndex;
+        if (totalTimestamps > 0 && (!dev.properties().features().timestamps() || queue.timestampValidBits() == 0)) {
+            throw new IllegalStateException("device " + dev.properties().name() + " does not support timestamps on queue family "
+                    + queue.family());
+        }
+        this.timestampCapacity = totalTimestamps == 0 ? 0 : totalTimestamps + 1;
+        this.natives = new Natives(dev);
+        Natives n = natives;
+        try (MemoryStack stack = stackPush()) {
+            VkDevice d = dev.handle();
+            LongBuffer lp = stack.mallocLong(1);
+            check(vkCreateCommandPool(d, VkCommandPoolCreateInfo.calloc(stack).sType$Default()
+                    .flags(VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT).queueFamilyIndex(queue.family()), null, lp),
+                    "vkCreateCommandPool");
+            n.pool = lp.get(0);
+            PointerBuffer pp = stack.mallocPointer(1);
+            check(vkAllocateCommandBuffers(d, VkCommandBufferAllocateInfo.calloc(stack).sType$Default().commandPool(n.pool)
+                    .level(VK_COMMAND_BUFFER_LEVEL_PRIMARY).commandBufferCount(1), pp), "vkAllocateCommandBuffers");
+            n.cmd = new VkCommandBuffer(pp.get(0), d);
+            VkSemaphoreTypeCreateInfo type = VkSemaphoreTypeCreateInfo.calloc(stack).sType$Default()
+                    .semaphoreType(VK_SEMAPHORE_TYPE_TIMELINE).initialValue(0);
+            check(vkCreateSemaphore(d, VkSemaphoreCreateInfo.calloc(stack).sType$Default().pNext(type), null, lp),
+                    "vkCreateSemaphore");
+            n.semaphore = lp.get(0);
+            if (timestampCapacity > 0) {
+                check(vkCreateQueryPool(d, VkQueryPoolCreateInfo.calloc(stack).sType$Default().queryType(VK_QUERY_TYPE_TIMESTAMP)
+                        .queryCount(timestampCapacity), null, lp), "vkCreateQueryPool");
+                n.queryPool = lp.get(0);
+            }
+        } catch (RuntimeException e) {
+            n.destroy();
+            throw e;
+        }
+        n.signalValue = MemoryUtil.memCallocLong(1);
+        n.signalSemaphore = MemoryUtil.memAllocLong(1).put(0, n.semaphore);
+        n.commandBuffers = MemoryUtil.memAllocPointer(1).put(0, n.cmd);
+        n.counter = MemoryUtil.memCallocLong(1);
+        n.waitValue = MemoryUtil.memCallocLong(1);
+        n.timeline = VkTimelineSemaphoreSubmitInfo.calloc().sType$Default().pSignalSemaphoreValues(n.signalValue);
+        n.submit = VkSubmitInfo.calloc().sType$Default().pNext(n.timeline.address()).pCommandBuffers(n.commandBuffers)
+                .pSignalSemaphores(n.signalSemaphore);
+        n.waitInfo = VkSemaphoreWaitInfo.calloc().sType$Default().semaphoreCount(1).pSemaphores(n.signalSemaphore)
+                .pValues(n.waitValue);
+        track(n::destroy);
+    }
+
+    /** Which of the Manager's queues this sequence submits to. */
+    public int queueIndex() {
+        return queueIndex;
+    }
+
+    /**
+     * Records an operation (starting a new recording if the last one was evaluated). Chainable.
+     *
+     * @throws IllegalStateException while running, or if this or a tensor of the operation is closed
+     * @throws IllegalArgumentException if the operation uses objects of another Manager
+     */
+    public synchronized Sequence record(Op op) {
+        checkOpen();
+        if (op == null) {
+            throw new IllegalArgumentException("record: op is null");
+        }
+        checkNotRunning("record");
+        for (Memory m : op.memories()) {
+            manager.checkOwned(m, "record");
+        }
+        if (op.algorithm() != null) {
+            manager.checkOwned(op.algorithm());
+        }
+        if (!recording) {
+            if (ended) {
+                ops.clear();
+                ended = false;
+            }
+            begin();
+            for (int i = 0; i < ops.size(); i++) {
+                recordOne(ops.get(i), i + 1);
+            }
+        }
+        ops.add(op);
+        recordOne(op, ops.size());
+        updateUsage();
+        return this;
+    }
+
+    /** Records several operations in order. */
+    public Sequence record(Op... ops) {
+        for (Op o : ops) {
+            record(o);
+        }
+        return this;
+    }
+
+    private void begin() {
+        try (MemoryStack stack = stackPush()) {
+            check(vkResetCommandBuffer(natives.cmd, 0), "vkResetCommandBuffer");
+            check(vkBeginCommandBuffer(natives.cmd, VkCommandBufferBeginInfo.calloc(stack).sType$Default()), "vkBeginCommandBuffer");
+            if (timestampCapacity > 0) {
+                vkCmdResetQueryPool(natives.cmd, natives.queryPool, 0, timestampCapacity);
+                vkCmdWriteTimestamp(natives.cmd, VK_PIPELINE_STAGE_TOP_OF_PIPE_BIT, natives.queryPool, 0);
+            }
+        }
+        recording = true;
+    }
+
+    /** Records one operation and, when timestamps are on, the timestamp after it (slot {@code index}). */
+    private void recordOne(Op op, int index) {
+        try (MemoryStack stack = stackPush()) {
+            op.record(new CommandRecorder(natives.cmd, stack));
+        }
+        if (timestampCapacity > 0 && index < timestampCapacity) {
+            vkCmdWriteTimestamp(natives.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, natives.queryPool, index);
+        }
+    }
+
+    private void end() {
+        try (MemoryStack stack = stackPush()) {
+            new CommandRecorder(natives.cmd, stack).beforeHost();
+        }
+        check(vkEndCommandBuffer(natives.cmd), "vkEndCommandBuffer");
+        recording = false;
+        ended = true;
+    }
+
+    /** The objects to check before each submit, and the algorithm generations the recording reflects. */
+    private void updateUsage() {
+        Map<Tracked, Boolean> seen = new IdentityHashMap<>();
+        List<Algorithm> algos = new ArrayList<>();
+        for (Op o : ops) {
+            for (Memory m : o.memories()) {
+                seen.put(m.tracked, true);
+            }
+            Algorithm a = o.algorithm();
+            if (a != null && !algos.contains(a)) {
+                algos.add(a);
+                seen.put(a.tracked, true);
+            }
+        }
+        usedObjects = seen.keySet().toArray(new Tracked[0]);
+        usedAlgorithms = algos.toArray(new Algorithm[0]);
+        algorithmGenerations = new int[usedAlgorithms.length];
+        for (int i = 0; i < usedAlgorithms.length; i++) {
+            algorithmGenerations[i] = usedAlgorithms[i].generation();
+        }
+    }
+
+    /** Records every stored operation again, e.g. after {@link Algorithm#rebuild}. */
+    public synchronized Sequence rerecord() {
+        checkOpen();
+        checkNotRunning("rerecord");
+        recording = false;
+        ended = false;
+        begin();
+        for (int i = 0; i < ops.size(); i++) {
+            recordOne(ops.get(i), i + 1);
+        }
+        updateUsage();
+        return this;
+    }
+
+    /** Forgets all operations. */
+    public synchronized Sequence clear() {
+        checkOpen();
+        checkNotRunning("clear");
+        if (recording) {
+            check(vkEndCommandBuffer(natives.cmd), "vkEndCommandBuffer");
+        }
+        ops.clear();
+        recording = false;
+        ended = false;
+        updateUsage();
+        return this;
+    }
+
+    /**
+     * Makes this sequence's next evaluations wait, on the GPU, for the latest evaluation of {@code other} submitted
+     * before them; no host round trip. Chainable.
+     */
+    public synchronized Sequence waitFor(Sequence other) {
+        checkOpen();
+        if (other == this) {
+            throw new IllegalArgumentException("a sequence cannot wait for itself");
+        }
+        manager.checkOwned(other);
+        if (!waitFor.contains(other)) {
+            waitFor.add(other);
+        }
+        return this;
+    }
+
+    /** Drops every {@link #waitFor} dependency. */
+    public synchronized Sequence clearWaits() {
+        waitFor.clear();
+        return this;
+    }
+
+    /** Submits and waits. */
+    public Sequence eval() {
+        evalAsync();
+        evalAwait();
+        return this;
+    }
+
+    /** Clears, records {@code ops} and evaluates them. */
+    public Sequence eval(Op... ops) {
+        synchronized (this) {
+            clear();
+            record(ops);
+        }
+        return eval();
+    }
+
+    /** Clears, records {@code ops} and submits them; finish with {@link #evalAwait()}. */
+    public synchronized Sequence evalAsync(Op... ops) {
+        clear();
+        record(ops);
+        return evalAsync();
+    }
+
+    /**
+     * Submits what was recorded and returns at once. Re-records first if an algorithm was rebuilt or given new push
+     * constants since recording.
+     *
+     * @throws IllegalStateException if still running (await first) or an object it uses was closed
+     */
+    public synchronized Sequence evalAsync() {
+        checkOpen();
+        if (running) {
+            throw new IllegalStateException("evalAsync on " + this + " while its previous evaluation is still running:"
+                    + " call evalAwait() first");
+        }
+        for (Tracked t : usedObjects) {
+            if (t.isClosed()) {
+                throw new IllegalStateException(this + " uses " + t.description + ", which is closed");
+            }
+        }
+        for (int i = 0; i < usedAlgorithms.length; i++) {
+            if (usedAlgorithms[i].generation() != algorithmGenerations[i]) {
+                LOG.debug("{} re-records: {} changed since it was recorded", this, usedAlgorithms[i]);
+                rerecord();
+                break;
+            }
+        }
+        if (recording) {
+            end();
+        } else if (!ended) {
+            begin();
+            end();
+        }
+        manager.initBatch().flush();
+        for (int i = 0, n = ops.size(); i < n; i++) {
+            ops.get(i).preEval();
+        }
+        long value = submittedValue + 1;
+        natives.signalValue.put(0, value);
+        if (waitFor.isEmpty()) {
+            natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
+            natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+            submit();
+        } else {
+            try (MemoryStack stack = stackPush()) {
+                List<Sequence> deps = waitFor.stream().filter(s -> s.submittedValue > 0).toList();
+                LongBuffer sems = stack.mallocLong(deps.size());
+                LongBuffer vals = stack.mallocLong(deps.size());
+                java.nio.IntBuffer stages = stack.mallocInt(deps.size());
+                for (Sequence s : deps) {
+                    s.checkOpen();
+                    sems.put(s.natives.semaphore);
+                    vals.put(s.submittedValue);
+                    stages.put(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+                }
+                sems.flip();
+                vals.flip();
+                stages.flip();
+                natives.submit.waitSemaphoreCount(deps.size()).pWaitSemaphores(sems).pWaitDstStageMask(stages);
+                natives.timeline.waitSemaphoreValueCount(deps.size()).pWaitSemaphoreValues(vals);
+                submit();
+                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
+                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+            }
+        }
+        submittedValue = value;
+        running = true;
+        manager.runningChanged(+1);
+        return this;
+    }
+
+    private void submit() {
+        int r;
+        synchronized (queue) {
+            r = vkQueueSubmit(queue.handle(), natives.submit, VK_NULL_HANDLE);
+        }
+        check(r, "vkQueueSubmit");
+    }
+
+    /** Waits without limit for the running evaluation, then runs the operations' host-side completion. */
+    public Sequence evalAwait() {
+        evalAwait(null);
+        return this;
+    }
+
+    /**
+     * Waits at most {@code timeout} for the running evaluation.
+     *
+     * @return true when it completed (or nothing was running); false on timeout, when the sequence is still running
+     *     and can be awaited again
+     */
+    public synchronized boolean evalAwait(Duration timeout) {
+        checkOpen();
+        if (!running) {
+            LOG.debug("evalAwait on {} which is not running", this);
+            return true;
+        }
+        long limit = timeout == null ? Long.MAX_VALUE : Math.max(0, timeout.toNanos());
+        if (!waitForValue(submittedValue, limit)) {
+            return false;
+        }
+        running = false;
+        manager.runningChanged(-1);
+        for (int i = 0, n = ops.size(); i < n; i++) {
+            ops.get(i).postEval();
+        }
+        return true;
+    }
+
+    private boolean waitForValue(long value, long timeoutNanos) {
+        long start = System.nanoTime();
+        VkDevice d = natives.dev.handle();
+        if (waitStrategy != WaitStrategy.BLOCK) {
+            long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, HYBRID_SPIN_NANOS);
+            do {
+                check(vkGetSemaphoreCounterValue(d, natives.semaphore, natives.counter), "vkGetSemaphoreCounterValue");
+                if (natives.counter.get(0) >= value) {
+                    return true;
+                }
+                Thread.onSpinWait();
+            } while (System.nanoTime() - start < spin);
+        }
+        long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, timeoutNanos - (System.nanoTime() - start));
+        natives.waitValue.put(0, value);
+        int r = vkWaitSemaphores(d, natives.waitInfo, left);
+        if (r == VK_TIMEOUT) {
+            return false;
+        }
+        check(r, "vkWaitSemaphores");
+        return true;
+    }
+
+    private void checkNotRunning(String what) {
+        if (running) {
+            throw new IllegalStateException(what + " on " + this + " while it is running: call evalAwait() first");
+        }
+    }
+
+    /** Whether a recording is open (operations recorded, not yet evaluated). */
+    public synchronized boolean isRecording() {
+        return recording;
+    }
+
+    /** Whether an evaluation was submitted and not yet awaited. */
+    public boolean isRunning() {
+        return running;
+    }
+
+    /** The recorded operations, in order. */
+    public synchronized List<Op> operations() {
+        return List.copyOf(ops);
+    }
+
+    public synchronized Sequence setWaitStrategy(WaitStrategy strategy) {
+        this.waitStrategy = java.util.Objects.requireNonNull(strategy);
+        return this;
+    }
+
+    public synchronized WaitStrategy waitStrategy() {
+        return waitStrategy;
+    }
+
+    /**
+     * GPU timestamps of the last evaluation, in device ticks: one at the start and one after each operation (at most
+     * totalTimestamps of them). Multiply differences by {@link DeviceProperties.Limits#timestampPeriodNanos()}.
+     *
+     * @throws IllegalStateException if the sequence was made without timestamps, or is running
+     */
+    public synchronized long[] getTimestamps() {
+        checkOpen();
+        if (timestampCapacity == 0) {
+            throw new IllegalStateException("timestamps are not enabled on " + this
+                    + ": create it with Manager.sequence(queueIndex, totalTimestamps > 0)");
+        }
+        checkNotRunning("getTimestamps");
+        int n = Math.min(ops.size() + 1, timestampCapacity);
+        try (MemoryStack stack = stackPush()) {
+            LongBuffer out = stack.mallocLong(n);
+            check(vkGetQueryPoolResults(natives.dev.handle(), natives.queryPool, 0, n, out, 8,
+                    VK_QUERY_RESULT_64_BIT | VK_QUERY_RESULT_WAIT_BIT), "vkGetQueryPoolResults");
+            long[] r = new long[n];
+            out.get(r);
+            return r;
+        }
+    }
+
+    /** Waits for a running evaluation, then frees the command buffer, semaphore and query pool. */
+    @Override
+    public void close() {
+        if (!isClosed() && running) {
+            try {
+                evalAwait();
+            } catch (RuntimeException e) {
+                LOG.warn("{}: waiting before close failed: {}", this, e.getMessage());
+            }
+        }
+        super.close();
+    }
+}

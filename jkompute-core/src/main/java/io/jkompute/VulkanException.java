@@ -1,0 +1,25 @@
+package io.jkompute;
+
+/**
+ * A Vulkan call failed. Carries the call's name and its {@code VkResult}.
+ */
+public final class VulkanException extends JkomputeException {
+    private final String call;
+    private final int result;
+
+    public VulkanException(String call, int result, String resultName) {
+        super(call + " failed: " + resultName + " (" + result + ")");
+        this.call = call;
+        this.result = result;
+    }
+
+    /** The Vulkan function that failed, e.g. {@code vkQueueSubmit}. */
+    public String call() {
+        return call;
+    }
+
+    /** The raw {@code VkResult} code. */
+    public int result() {
+        return result;
+    }
+}

@@ -1,0 +1,15 @@
+package io.jkompute;
+
+/**
+ * How {@link Sequence#evalAwait} waits for the GPU. Blocking in the driver costs a thread wake-up (~30-45 µs on the
+ * NVIDIA H200 measured for this project); spinning on the semaphore's counter returns within a few µs of completion
+ * but burns a core.
+ */
+public enum WaitStrategy {
+    /** Block in {@code vkWaitSemaphores} at once. */
+    BLOCK,
+    /** Poll the semaphore until done (or the timeout passes). */
+    SPIN,
+    /** Poll for a short while, then block: short jobs return fast, long ones do not burn a core. The default. */
+    HYBRID
+}

@@ -1,0 +1,229 @@
+package io.jkompute.internal;
+
+import static io.jkompute.internal.Vk.check;
+import static org.lwjgl.system.MemoryStack.stackPush;
+import static org.lwjgl.util.vma.Vma.*;
+import static org.lwjgl.vulkan.VK10.*;
+
+import io.jkompute.DeviceProperties;
+import io.jkompute.JkomputeException;
+import io.jkompute.Logging;
+import java.nio.LongBuffer;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import org.lwjgl.PointerBuffer;
+import org.lwjgl.system.MemoryStack;
+import org.lwjgl.util.vma.VmaAllocatorCreateInfo;
+import org.lwjgl.util.vma.VmaVulkanFunctions;
+import org.lwjgl.vulkan.*;
+
+/**
+ * A logical device with its queues, the VMA allocator, one pipeline cache and the staging pool.
+ * Every optional compute feature the device has (float64, int64, int16, float16, int8, 8/16-bit storage) is enabled,
+ * so shaders that use them just work; timeline semaphores are required.
+ */
+public final class VulkanDevice implements AutoCloseable {
+    private static final Logging.Log LOG = Logging.logger(VulkanDevice.class);
+
+    private final VulkanInstance instance;
+    private final VkPhysicalDevice physical;
+    private final DeviceProperties properties;
+    private final VkDevice device;
+    private final List<Queue> queues;
+    private final int[] distinctFamilies;
+    private final long allocator;
+    private final long pipelineCache;
+    private final StagingPool staging;
+    private final Set<String> enabledExtensions;
+    private boolean closed;
+
+    /** One queue: its family, its handle, and the lock that serialises submits (Vulkan requires it). */
+    public record Queue(int family, VkQueue handle, int timestampValidBits) {}
+
+    public VulkanDevice(VulkanInstance instance, int index, int[] familyIndices, List<String> extensions) {
+        this.instance = instance;
+        this.physical = instance.physicalDevice(index);
+        this.properties = VulkanInstance.describe(index, physical);
+        DeviceProperties.Features feat = properties.features();
+        if (!feat.timelineSemaphores()) {
+            throw new JkomputeException("device " + properties + " lacks timeline semaphores (Vulkan 1.2), which jkompute needs");
+        }
+        int[] families = familyIndices == null || familyIndices.length == 0
+                ? new int[] {firstComputeFamily(properties)} : familyIndices.clone();
+        Map<Integer, Integer> countPerFamily = new LinkedHashMap<>();
+        for (int f : families) {
+            if (f < 0 || f >= properties.queueFamilies().size()) {
+                throw new IllegalArgumentException("queue family " + f + " does not exist: " + properties.name() + " has "
+                        + properties.queueFamilies().size() + " queue families (0-" + (properties.queueFamilies().size() - 1) + ")");
+            }
+            DeviceProperties.QueueFamily qf = properties.queueFamilies().get(f);
+            if (!qf.compute()) {
+                throw new IllegalArgumentException("queue family " + f + " of " + properties.name() + " does not support compute");
+            }
+            int n = countPerFamily.merge(f, 1, Integer::sum);
+            if (n > qf.queueCount()) {
+                throw new IllegalArgumentException("queue family " + f + " has " + qf.queueCount() + " queue(s); "
+                        + n + " were asked for");
+            }
+        }
+        distinctFamilies = countPerFamily.keySet().stream().mapToInt(Integer::intValue).toArray();
+        enabledExtensions = checkExtensions(extensions);
+
+        try (MemoryStack stack = stackPush()) {
+            VkDeviceQueueCreateInfo.Buffer qci = VkDeviceQueueCreateInfo.calloc(countPerFamily.size(), stack);
+            int i = 0;
+            for (Map.Entry<Integer, Integer> e : countPerFamily.entrySet()) {
+                float[] prio = new float[e.getValue()];
+                java.util.Arrays.fill(prio, 1.0f);
+                qci.get(i++).sType$Default().queueFamilyIndex(e.getKey()).pQueuePriorities(stack.floats(prio));
+            }
+            VkPhysicalDeviceVulkan11Features f11 = VkPhysicalDeviceVulkan11Features.calloc(stack).sType$Default()
+                    .storageBuffer16BitAccess(feat.storageBuffer16Bit());
+            VkPhysicalDeviceVulkan12Features f12 = VkPhysicalDeviceVulkan12Features.calloc(stack).sType$Default()
+                    .timelineSemaphore(true).shaderFloat16(feat.float16()).shaderInt8(feat.int8())
+                    .storageBuffer8BitAccess(feat.storageBuffer8Bit());
+            VkPhysicalDeviceFeatures2 f2 = VkPhysicalDeviceFeatures2.calloc(stack).sType$Default().pNext(f11).pNext(f12);
+            f2.features().shaderFloat64(feat.float64()).shaderInt64(feat.int64()).shaderInt16(feat.int16());
+            PointerBuffer ext = null;
+            if (!enabledExtensions.isEmpty()) {
+                ext = stack.mallocPointer(enabledExtensions.size());
+                for (String x : enabledExtensions) {
+                    ext.put(stack.UTF8(x));
+                }
+                ext.flip();
+            }
+            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2)
+                    .pQueueCreateInfos(qci).ppEnabledExtensionNames(ext);
+            PointerBuffer p = stack.mallocPointer(1);
+            check(vkCreateDevice(physical, dci, null, p), "vkCreateDevice");
+            device = new VkDevice(p.get(0), physical, dci, VK12.VK_API_VERSION_1_2);
+
+            List<Queue> qs = new ArrayList<>();
+            Map<Integer, Integer> used = new LinkedHashMap<>();
+            for (int f : families) {
+                int qi = used.merge(f, 1, Integer::sum) - 1;
+                vkGetDeviceQueue(device, f, qi, p);
+                qs.add(new Queue(f, new VkQueue(p.get(0), device), properties.queueFamilies().get(f).timestampValidBits()));
+            }
+            queues = List.copyOf(qs);
+
+            VmaVulkanFunctions fns = VmaVulkanFunctions.calloc(stack).set(instance.handle(), device);
+            VmaAllocatorCreateInfo aci = VmaAllocatorCreateInfo.calloc(stack).physicalDevice(physical).device(device)
+                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2);
+            check(vmaCreateAllocator(aci, p), "vmaCreateAllocator");
+            allocator = p.get(0);
+
+            VkPipelineCacheCreateInfo pcci = VkPipelineCacheCreateInfo.calloc(stack).sType$Default();
+            LongBuffer lp = stack.mallocLong(1);
+            check(vkCreatePipelineCache(device, pcci, null, lp), "vkCreatePipelineCache");
+            pipelineCache = lp.get(0);
+        }
+        staging = new StagingPool(this);
+        LOG.info("device {} ({}), {} queue(s) on famil{} {}", properties.name(), properties.type(), queues.size(),
+                distinctFamilies.length == 1 ? "y" : "ies", java.util.Arrays.toString(families));
+    }
+
+    private static int firstComputeFamily(DeviceProperties p) {
+        for (DeviceProperties.QueueFamily f : p.queueFamilies()) {
+            if (f.compute()) {
+                return f.index();
+            }
+        }
+        throw new JkomputeException("device " + p + " has no compute queue family");
+    }
+
+    private Set<String> checkExtensions(List<String> wanted) {
+        Set<String> out = new java.util.LinkedHashSet<>();
+        if (wanted == null || wanted.isEmpty()) {
+            return out;
+        }
+        Set<String> available = new HashSet<>();
+        try (MemoryStack stack = stackPush()) {
+            java.nio.IntBuffer n = stack.mallocInt(1);
+            check(vkEnumerateDeviceExtensionProperties(physical, (String) null, n, null), "vkEnumerateDeviceExtensionProperties");
+            try (VkExtensionProperties.Buffer props = VkExtensionProperties.malloc(n.get(0))) {
+                check(vkEnumerateDeviceExtensionProperties(physical, (String) null, n, props), "vkEnumerateDeviceExtensionProperties");
+                props.forEach(x -> available.add(x.extensionNameString()));
+            }
+        }
+        List<String> missing = wanted.stream().filter(x -> !available.contains(x)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("device " + properties.name() + " does not support extension(s) " + missing);
+        }
+        out.addAll(wanted);
+        return out;
+    }
+
+    public VkDevice handle() {
+        return device;
+    }
+
+    public VkPhysicalDevice physical() {
+        return physical;
+    }
+
+    public DeviceProperties properties() {
+        return properties;
+    }
+
+    public List<Queue> queues() {
+        return queues;
+    }
+
+    public long allocator() {
+        return allocator;
+    }
+
+    public long pipelineCache() {
+        return pipelineCache;
+    }
+
+    public StagingPool staging() {
+        return staging;
+    }
+
+    public boolean hasExtension(String name) {
+        return enabledExtensions.contains(name);
+    }
+
+    /** Buffers shared by queues of different families use concurrent sharing, so no ownership transfers are needed. */
+    public void sharing(VkBufferCreateInfo bci, MemoryStack stack) {
+        if (distinctFamilies.length > 1) {
+            bci.sharingMode(VK_SHARING_MODE_CONCURRENT).pQueueFamilyIndices(stack.ints(distinctFamilies));
+        } else {
+            bci.sharingMode(VK_SHARING_MODE_EXCLUSIVE);
+        }
+    }
+
+    public void sharing(VkImageCreateInfo ici, MemoryStack stack) {
+        if (distinctFamilies.length > 1) {
+            ici.sharingMode(VK_SHARING_MODE_CONCURRENT).pQueueFamilyIndices(stack.ints(distinctFamilies));
+        } else {
+            ici.sharingMode(VK_SHARING_MODE_EXCLUSIVE);
+        }
+    }
+
+    public void waitIdle() {
+        check(vkDeviceWaitIdle(device), "vkDeviceWaitIdle");
+    }
+
+    @Override
+    public void close() {
+        if (closed) {
+            return;
+        }
+        closed = true;
+        int r = vkDeviceWaitIdle(device);
+        if (r != VK_SUCCESS) {
+            LOG.warn("vkDeviceWaitIdle at close: {}", Vk.resultName(r));
+        }
+        staging.close();
+        vkDestroyPipelineCache(device, pipelineCache, null);
+        vmaDestroyAllocator(allocator);
+        vkDestroyDevice(device, null);
+    }
+}

@@ -1,0 +1,41 @@
+package io.jkompute;
+
+import java.util.List;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.TestInstance;
+
+/** One Manager per test class on the default device (lavapipe in CI). */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+abstract class GpuTestBase {
+    Manager mgr;
+
+    @BeforeAll
+    void openManager() {
+        mgr = new Manager();
+    }
+
+    @AfterAll
+    void closeManager() {
+        mgr.close();
+    }
+
+    static final String COPY_SHADER = """
+            #version 450
+            layout (local_size_x = 1) in;
+            layout (set = 0, binding = 0) buffer A { float a[]; };
+            layout (set = 0, binding = 1) buffer B { float b[]; };
+            void main() { uint i = gl_GlobalInvocationID.x; b[i] = a[i]; }
+            """;
+
+    /** Runs ops on a fresh sequence and closes it. */
+    void run(Op... ops) {
+        try (Sequence s = mgr.sequence()) {
+            s.eval(ops);
+        }
+    }
+
+    static <T> List<T> list(T... items) {
+        return List.of(items);
+    }
+}

@@ -1,0 +1,23 @@
+package io.jkompute.examples;
+
+import java.util.List;
+import java.util.Optional;
+
+/** The shipped examples, by name. */
+public final class Examples {
+    private static final List<Example> ALL = List.of(
+            new LogisticRegression(),
+            new ArrayMultiplication(),
+            new PushAndSpecializationConstants(),
+            new AsyncQueues());
+
+    private Examples() {}
+
+    public static List<Example> all() {
+        return ALL;
+    }
+
+    public static Optional<Example> byName(String name) {
+        return ALL.stream().filter(e -> e.name().equals(name)).findFirst();
+    }
+}
