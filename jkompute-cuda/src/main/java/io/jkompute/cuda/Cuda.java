@@ -149,6 +149,19 @@ public final class Cuda {
         return d;
     }
 
+    /**
+     * The index of the CUDA device whose UUID is {@code uuid} — how a Vulkan device (its {@code deviceUUID}) is
+     * matched to a CUDA device for memory sharing.
+     *
+     * @throws IllegalArgumentException when no CUDA device has that UUID
+     */
+    public static int deviceWithUuid(UUID uuid) {
+        for (int i = 0; i < deviceCount(); i++) {
+            if (device(i).uuid().equals(uuid)) return i;
+        }
+        throw new IllegalArgumentException("no CUDA device has UUID " + uuid + " (the Vulkan device is not an NVIDIA GPU CUDA can see)");
+    }
+
     private static int attribute(Arena arena, int attr, int dev) {
         MemorySegment out = arena.allocate(JAVA_INT);
         check(Driver.deviceGetAttribute(out, attr, dev), "cuDeviceGetAttribute(" + attr + ")");

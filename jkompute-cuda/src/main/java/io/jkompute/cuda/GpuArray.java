@@ -49,6 +49,15 @@ public final class GpuArray implements AutoCloseable {
                 dtype, ArrayLayout.contiguous(shape), true);
     }
 
+    /** An array that owns {@code memory} (imported or mapped memory), C-contiguous from its start. */
+    static GpuArray over(DeviceMemory memory, DType dtype, long... shape) {
+        ArrayLayout l = ArrayLayout.contiguous(shape);
+        if (l.size() * dtype.byteSize() > memory.byteSize()) {
+            throw new IllegalArgumentException(dtype + " " + Arrays.toString(shape) + " does not fit " + memory.byteSize() + " bytes");
+        }
+        return new GpuArray(memory, dtype, l, true);
+    }
+
     /** A new array of {@code shape}, contents undefined. */
     public static GpuArray empty(DType dtype, long... shape) {
         return new GpuArray(shape, dtype);

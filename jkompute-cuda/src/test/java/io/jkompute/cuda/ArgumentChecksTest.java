@@ -93,4 +93,11 @@ class ArgumentChecksTest {
         assertEquals(false, CudaError.of(2).isSticky());
         assertEquals(2, CudaError.of(2).code());
     }
+
+    @Test
+    void externalMemoryImportChecksItsArguments() {
+        var fd = assertThrows(IllegalArgumentException.class, () -> ExternalMemory.importOpaqueFd(-1, 4096, false));
+        assertEquals("invalid file descriptor -1", fd.getMessage());
+        assertThrows(IllegalArgumentException.class, () -> ExternalMemory.importOpaqueFd(3, 0, false));
+    }
 }

@@ -92,6 +92,8 @@ class KernelGpuTest {
         System.out.println("bad PTX: " + e.getMessage());
         assertEquals(218, e.error().code()); // CUDA_ERROR_INVALID_PTX
         assertTrue(e.getMessage().contains("CUDA_ERROR_INVALID_PTX"), e.getMessage());
+        assertTrue(e.jitLog().contains("bogus_instruction"), e.jitLog()); // ptxas: "Not a name of any known instruction"
+        assertTrue(e.getMessage().contains("JIT log:"), e.getMessage());
     }
 
     @Test
