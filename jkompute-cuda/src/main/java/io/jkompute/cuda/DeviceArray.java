@@ -84,55 +84,40 @@ public final class DeviceArray implements AutoCloseable {
     /** Allocates the device side on the calling thread's device (a second call does nothing). */
     public CudaError allocate() {
         if (device != null) return status(CudaError.SUCCESS);
-        try {
-            device = DeviceMemory.allocate(host.byteSize());
-            return status(CudaError.SUCCESS);
-        } catch (CudaUnavailableException e) {
-            throw e;
-        } catch (CudaException e) {
-            return status(e.error());
-        }
+        return attempt(() -> device = DeviceMemory.allocate(host.byteSize()));
     }
 
     /** Copies the host side to the device side and waits. */
     public CudaError toDevice() {
         DeviceMemory d = requireDevice();
-        try {
-            d.copyFromHost(host);
-            return status(CudaError.SUCCESS);
-        } catch (CudaException e) {
-            return status(e.error());
-        }
+        return attempt(() -> d.copyFromHost(host));
     }
 
     /** Copies the device side back into the host side and waits. */
     public CudaError toHost() {
         DeviceMemory d = requireDevice();
-        try {
-            d.copyToHost(host);
-            return status(CudaError.SUCCESS);
-        } catch (CudaException e) {
-            return status(e.error());
-        }
+        return attempt(() -> d.copyToHost(host));
     }
 
     /** Queues the host→device copy on {@code stream}; the host side must be native (ideally pinned) memory. */
     public CudaError toDevice(Stream stream) {
         DeviceMemory d = requireDevice();
-        try {
-            d.copyFromHostAsync(host, 0, stream);
-            return status(CudaError.SUCCESS);
-        } catch (CudaException e) {
-            return status(e.error());
-        }
+        return attempt(() -> d.copyFromHostAsync(host, 0, stream));
     }
 
     /** Queues the device→host copy on {@code stream}; the host side must be native (ideally pinned) memory. */
     public CudaError toHost(Stream stream) {
         DeviceMemory d = requireDevice();
+        return attempt(() -> d.copyToHostAsync(0, host, stream));
+    }
+
+    /** Runs one device operation PyGPU-style: a driver error becomes the returned status; a missing driver still throws. */
+    private CudaError attempt(Runnable op) {
         try {
-            d.copyToHostAsync(0, host, stream);
+            op.run();
             return status(CudaError.SUCCESS);
+        } catch (CudaUnavailableException e) {
+            throw e;
         } catch (CudaException e) {
             return status(e.error());
         }
