@@ -188,6 +188,23 @@ public final class Manager implements AutoCloseable {
         return newTensor(DataType.CUSTOM, elementSize, shape, memoryType, data);
     }
 
+    /**
+     * A zero-filled tensor in its own device memory that {@link Tensor#exportMemory()} can hand to CUDA (or any API
+     * that imports opaque file descriptors). DEVICE (with staging) or STORAGE memory.
+     */
+    public Tensor exportableTensor(DataType type, long[] shape, MemoryType memoryType) {
+        checkOpen();
+        Objects.requireNonNull(type, "type");
+        if (type == DataType.CUSTOM) {
+            throw new IllegalArgumentException("exportable tensors take a built-in data type");
+        }
+        if (memoryType != MemoryType.DEVICE && memoryType != MemoryType.STORAGE) {
+            throw new IllegalArgumentException("exportable tensors are DEVICE or STORAGE memory, got " + memoryType);
+        }
+        Tensor.count(shape);
+        return new Tensor(this, type, type.byteSize(), shape, memoryType, null, true);
+    }
+
     private Tensor newTensor(DataType type, int elementSize, long[] shape, MemoryType memoryType, MemorySegment data) {
         checkOpen();
         Objects.requireNonNull(shape, "shape");

@@ -3,7 +3,6 @@ package io.jkompute;
 import static org.junit.jupiter.api.Assertions.*;
 
 import java.io.File;
-import java.nio.charset.StandardCharsets;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
@@ -64,13 +63,17 @@ class LifetimeTest {
     /** A real JVM that exits with a Manager and its objects open must exit cleanly. */
     @Test
     void jvmExitsCleanlyWithObjectsAlive() throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
         String cp = System.getProperty("java.class.path");
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+        File log = File.createTempFile("jk-exit", ".log");
+        Process p = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", cp, ExitWithOpenManager.class.getName())
-                .redirectErrorStream(true).redirectOutput(File.createTempFile("jk-exit", ".log")).start();
+                .redirectErrorStream(true).redirectOutput(log).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM finished");
-        assertEquals(0, p.exitValue());
+        String out = java.nio.file.Files.readString(log.toPath());
+        assertEquals(0, p.exitValue(), out);
+        assertTrue(out.contains("exiting with an open Manager"), out);
+        assertTrue(out.contains("was still open at JVM exit; closing it"), out);
     }
 
     @Test
@@ -97,7 +100,8 @@ class LifetimeTest {
             Manager m = new Manager();
             Tensor t = m.tensor(new float[] {1, 2, 3});
             m.sequence().record(new OpSyncDevice(t)).evalAsync();
-            System.out.println(new String("exiting with an open Manager".getBytes(StandardCharsets.UTF_8)));
+            System.out.println("exiting with an open Manager");
+            System.out.flush();
         }
     }
 }

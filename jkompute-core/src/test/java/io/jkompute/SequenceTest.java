@@ -26,6 +26,9 @@ class SequenceTest extends GpuTestBase {
                 o[gl_GlobalInvocationID.x] = x;
             }
             """;
+    /** SLOW repeated {@code repeats} times; nested because llvmpipe stops any loop at 65,535 iterations. */
+    static final String SLOWER = SLOW.replace("uint rounds; }", "uint rounds; uint repeats; }")
+            .replace("for (uint k", "for (uint r = 0; r < pc.repeats; r++) for (uint k");
 
     static int lcg(int x, int rounds) {
         for (int k = 0; k < rounds; k++) x = x * 1664525 + 1013904223;
@@ -71,12 +74,22 @@ class SequenceTest extends GpuTestBase {
     @Test
     void asyncAwaitWithTimeouts() {
         int n = 4096;
-        int rounds = 60_000;   // llvmpipe stops loops at 65,535 iterations
+        int rounds = 60_000;
         try (Tensor out = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.HOST);
-                Algorithm algo = mgr.algorithm(List.of(out), Shader.compile(SLOW), Workgroup.covering(n, 64),
-                        Constants.NONE, Constants.uints(rounds));
+                Algorithm algo = mgr.algorithm(List.of(out), Shader.compile(SLOWER), Workgroup.covering(n, 64),
+                        Constants.NONE, Constants.uints(rounds, 1));
                 Sequence s = mgr.sequence()) {
-            s.record(new OpAlgoDispatch(algo)).evalAsync();
+            // grow the work until one evaluation takes 50 ms on this device, so a 1 ns wait surely times out
+            int repeats = 1;
+            s.record(new OpAlgoDispatch(algo));
+            while (true) {
+                long t0 = System.nanoTime();
+                s.eval();
+                if (System.nanoTime() - t0 > 50_000_000L || repeats >= 1 << 16) break;
+                repeats *= 2;
+                algo.setPushConstants(Constants.uints(rounds, repeats));
+            }
+            s.evalAsync();
             assertTrue(s.isRunning());
             assertFalse(s.evalAwait(Duration.ofNanos(1)), "a 1 ns wait times out while the shader runs");
             assertTrue(s.isRunning());
@@ -89,7 +102,7 @@ class SequenceTest extends GpuTestBase {
             assertTrue(s.evalAwait(Duration.ofSeconds(1)), "awaiting an idle sequence returns at once");
             int[] o = out.toIntArray();
             for (int i = 0; i < n; i += 511) {
-                assertEquals(lcg(i, rounds), o[i]);
+                assertEquals(lcg(i, rounds * repeats), o[i]);
             }
         }
     }

@@ -39,6 +39,7 @@ public final class VulkanDevice implements AutoCloseable {
     private final long pipelineCache;
     private final StagingPool staging;
     private final Set<String> enabledExtensions;
+    private final boolean externalMemoryFd;
     private boolean closed;
 
     /** One queue: its family, its handle, and the lock that serialises submits (Vulkan requires it). */
@@ -71,7 +72,13 @@ public final class VulkanDevice implements AutoCloseable {
             }
         }
         distinctFamilies = countPerFamily.keySet().stream().mapToInt(Integer::intValue).toArray();
-        enabledExtensions = checkExtensions(extensions);
+        Set<String> available = availableExtensions();
+        enabledExtensions = checkExtensions(extensions, available);
+        // exporting memory to CUDA needs it; enabling it costs nothing where it exists
+        externalMemoryFd = available.contains(KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        if (externalMemoryFd) {
+            enabledExtensions.add(KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        }
 
         try (MemoryStack stack = stackPush()) {
             VkDeviceQueueCreateInfo.Buffer qci = VkDeviceQueueCreateInfo.calloc(countPerFamily.size(), stack);
@@ -136,11 +143,20 @@ public final class VulkanDevice implements AutoCloseable {
         throw new JkomputeException("device " + p + " has no compute queue family");
     }
 
-    private Set<String> checkExtensions(List<String> wanted) {
+    private Set<String> checkExtensions(List<String> wanted, Set<String> available) {
         Set<String> out = new java.util.LinkedHashSet<>();
         if (wanted == null || wanted.isEmpty()) {
             return out;
         }
+        List<String> missing = wanted.stream().filter(x -> !available.contains(x)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("device " + properties.name() + " does not support extension(s) " + missing);
+        }
+        out.addAll(wanted);
+        return out;
+    }
+
+    private Set<String> availableExtensions() {
         Set<String> available = new HashSet<>();
         try (MemoryStack stack = stackPush()) {
             java.nio.IntBuffer n = stack.mallocInt(1);
@@ -150,12 +166,12 @@ public final class VulkanDevice implements AutoCloseable {
                 props.forEach(x -> available.add(x.extensionNameString()));
             }
         }
-        List<String> missing = wanted.stream().filter(x -> !available.contains(x)).toList();
-        if (!missing.isEmpty()) {
-            throw new IllegalArgumentException("device " + properties.name() + " does not support extension(s) " + missing);
-        }
-        out.addAll(wanted);
-        return out;
+        return available;
+    }
+
+    /** Whether memory can be exported as an opaque POSIX file descriptor (for CUDA's cuImportExternalMemory). */
+    public boolean canExportMemory() {
+        return externalMemoryFd;
     }
 
     public VkDevice handle() {
