@@ -138,6 +138,38 @@ public final class GpuArray implements AutoCloseable {
         };
     }
 
+    /**
+     * The device memory of a jkompute Vulkan tensor (made with {@link io.jkompute.Manager#exportableTensor}) as a
+     * GpuArray, without a copy: the Vulkan device is matched to the CUDA device by UUID, the tensor's memory is
+     * exported as an opaque fd and imported with {@code cuImportExternalMemory}. Closing the array releases the
+     * import; the tensor must stay open meanwhile. Neither API waits for the other: finish Vulkan work before CUDA
+     * touches the bytes ({@code Sequence.eval}) and CUDA work before Vulkan does ({@link Cuda#synchronize()}).
+     */
+    public static GpuArray fromTensor(io.jkompute.Tensor tensor) {
+        java.nio.ByteBuffer u = java.nio.ByteBuffer.wrap(tensor.manager().deviceProperties().deviceUuid());
+        int dev = Cuda.deviceWithUuid(new java.util.UUID(u.getLong(0), u.getLong(8)));
+        DType dtype = DType.of(tensor.dataType());
+        io.jkompute.ExternalMemory exported = tensor.exportMemory();
+        int before = Cuda.getDevice();
+        Cuda.setDevice(dev);
+        try {
+            ImportedMemory imported = ImportedMemory.of(exported);
+            try {
+                DeviceMemory mapped = imported.mapBuffer(exported.offset(), exported.byteSize());
+                DeviceMemory owner = DeviceMemory.foreign(dev, mapped.address(), mapped.byteSize(), "CUDA view of " + tensor, () -> {
+                    imported.close();
+                    java.lang.ref.Reference.reachabilityFence(tensor); // the Vulkan memory must outlive the import
+                });
+                return over(owner, dtype, tensor.shape());
+            } catch (RuntimeException e) {
+                imported.close();
+                throw e;
+            }
+        } finally {
+            Cuda.setDevice(before);
+        }
+    }
+
     // ---- properties --------------------------------------------------------------------------------------
 
     public DType dtype() {

@@ -96,8 +96,8 @@ class ArgumentChecksTest {
 
     @Test
     void externalMemoryImportChecksItsArguments() {
-        var fd = assertThrows(IllegalArgumentException.class, () -> ExternalMemory.importOpaqueFd(-1, 4096, false));
+        var fd = assertThrows(IllegalArgumentException.class, () -> ImportedMemory.importOpaqueFd(-1, 4096, false));
         assertEquals("invalid file descriptor -1", fd.getMessage());
-        assertThrows(IllegalArgumentException.class, () -> ExternalMemory.importOpaqueFd(3, 0, false));
+        assertThrows(IllegalArgumentException.class, () -> ImportedMemory.importOpaqueFd(3, 0, false));
     }
 }

@@ -37,7 +37,7 @@ import org.lwjgl.vulkan.VkPhysicalDeviceProperties2;
 /**
  * Vulkan memory exported as an opaque fd and imported into CUDA: the same bytes seen by both APIs, in both
  * directions. Uses plain LWJGL Vulkan (host-visible memory so the test can read and write it without a queue); the
- * core's exportable tensors feed {@link ExternalMemory} the same way.
+ * core's exportable tensors feed {@link ImportedMemory} the same way.
  */
 @Tag("gpu")
 class VulkanInteropGpuTest {
@@ -128,7 +128,7 @@ class VulkanInteropGpuTest {
                     .sType$Default().memory(memory).handleType(VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT), fd));
 
             Cuda.setDevice(cudaDevice);
-            try (ExternalMemory ext = ExternalMemory.importOpaqueFd(fd.get(0), SIZE, false);
+            try (ImportedMemory ext = ImportedMemory.importOpaqueFd(fd.get(0), SIZE, false);
                  CudaModule kernels = GpuTestSupport.testKernels()) {
                 GpuArray floats = ext.map(0, DType.FLOAT32, n);
                 GpuArray ints = ext.map(512 << 10, DType.INT32, 4, 4);

@@ -23,6 +23,7 @@ import java.util.List;
  * Loading happens once, when this class initialises. A missing library does not fail class initialisation:
  * {@link #require()} throws the one clear "no driver" error at first use instead.
  */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
 public final class Driver {
     private Driver() {}
 
@@ -413,6 +414,14 @@ public final class Driver {
 
     public static int destroyExternalMemory(MemorySegment ext) {
         try { return (int) cuDestroyExternalMemory.invokeExact(ext); } catch (Throwable t) { throw fatal(t); }
+    }
+
+    private static final MethodHandle CLOSE = NativeLib.LINKER.downcallHandle(
+            NativeLib.LINKER.defaultLookup().find("close").orElseThrow(), FunctionDescriptor.of(JAVA_INT, JAVA_INT));
+
+    /** libc {@code close(fd)}: gives back a file descriptor that an import did not take over. */
+    public static int closeFd(int fd) {
+        try { return (int) CLOSE.invokeExact(fd); } catch (Throwable t) { throw fatal(t); }
     }
 
     // ---- struct layouts ----------------------------------------------------------------------------------

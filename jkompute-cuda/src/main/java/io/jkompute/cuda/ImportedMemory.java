@@ -13,7 +13,8 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Memory that another API allocated and exported as an opaque POSIX file descriptor — a Vulkan
+ * Memory that another API allocated and exported as an opaque POSIX file descriptor (for jkompute tensors:
+ * {@link io.jkompute.Tensor#exportMemory()}, or simply {@link GpuArray#fromTensor}) — a Vulkan
  * {@code VkDeviceMemory} exported with {@code VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT} — imported into CUDA
  * ({@code cuImportExternalMemory}). {@link #map} makes a byte range of it a {@link GpuArray}, so a CUDA kernel and a
  * Vulkan shader work on the same bytes without a copy. The two APIs do not order each other's work: finish one
@@ -21,7 +22,7 @@ import java.util.List;
  * <p>
  * Closing it frees the arrays mapped from it (they become unusable) and then releases the import.
  */
-public final class ExternalMemory implements AutoCloseable {
+public final class ImportedMemory implements AutoCloseable {
     private static final int CU_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD = 1, CUDA_EXTERNAL_MEMORY_DEDICATED = 1;
     /** CUDA_EXTERNAL_MEMORY_HANDLE_DESC and _BUFFER_DESC sizes and offsets, checked with offsetof against CUDA 13's cuda.h. */
     private static final long HANDLE_DESC_SIZE = 104, HD_FD = 8, HD_SIZE = 24, HD_FLAGS = 32;
@@ -35,7 +36,7 @@ public final class ExternalMemory implements AutoCloseable {
     private Leaks.Tracked tracked;
     private volatile boolean closed;
 
-    private ExternalMemory(int device, MemorySegment handle, long size) {
+    private ImportedMemory(int device, MemorySegment handle, long size) {
         this.device = device;
         this.ctx = Cuda.context(device);
         this.handle = handle;
@@ -49,7 +50,7 @@ public final class ExternalMemory implements AutoCloseable {
      * @param allocationSize the size of the whole exported allocation ({@code VkMemoryAllocateInfo.allocationSize})
      * @param dedicated      whether the allocation was a dedicated one ({@code VkMemoryDedicatedAllocateInfo})
      */
-    public static ExternalMemory importOpaqueFd(int fd, long allocationSize, boolean dedicated) {
+    public static ImportedMemory importOpaqueFd(int fd, long allocationSize, boolean dedicated) {
         if (fd < 0) throw new IllegalArgumentException("invalid file descriptor " + fd);
         if (allocationSize <= 0) throw new IllegalArgumentException("allocation size must be positive, was " + allocationSize);
         int dev = Cuda.bindCurrent();
@@ -61,13 +62,26 @@ public final class ExternalMemory implements AutoCloseable {
             desc.set(JAVA_INT, HD_FLAGS, dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0);
             MemorySegment out = arena.allocate(ADDRESS);
             Cuda.check(Driver.importExternalMemory(out, desc), "cuImportExternalMemory(fd " + fd + ", " + allocationSize + " bytes)");
-            ExternalMemory m = new ExternalMemory(dev, out.get(ADDRESS, 0), allocationSize);
+            ImportedMemory m = new ImportedMemory(dev, out.get(ADDRESS, 0), allocationSize);
             MemorySegment h = m.handle, ctx = m.ctx;
             m.tracked = Leaks.track(m, "imported external memory of " + allocationSize + " bytes", () -> {
                 Driver.ctxSetCurrent(ctx);
                 Driver.destroyExternalMemory(h);
             });
             return m;
+        }
+    }
+
+    /**
+     * Imports what {@link io.jkompute.Tensor#exportMemory()} handed out, on the calling thread's device. If the import
+     * fails the descriptor is closed here, so it never leaks.
+     */
+    public static ImportedMemory of(io.jkompute.ExternalMemory exported) {
+        try {
+            return importOpaqueFd(exported.fd(), exported.allocationSize(), exported.dedicated());
+        } catch (RuntimeException e) {
+            Driver.closeFd(exported.fd());
+            throw e;
         }
     }
 
