@@ -1,9 +1,13 @@
 package io.jkompute.cuda;
 
 import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
 import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
 import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
 import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 
 import io.jkompute.cuda.internal.ArrayLayout;
 import io.jkompute.cuda.internal.DLPack;
@@ -18,6 +22,7 @@ import java.lang.invoke.MethodType;
 import java.lang.reflect.Array;
 import java.util.Arrays;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
 import org.slf4j.LoggerFactory;
 
 /**
@@ -272,7 +277,7 @@ public final class GpuArray implements AutoCloseable {
         }
     }
 
-    private GpuArray withCurrentDevice(java.util.function.Supplier<GpuArray> make) {
+    private GpuArray withCurrentDevice(Supplier<GpuArray> make) {
         int before = Cuda.getDevice();
         if (before == device()) return make.get();
         Cuda.setDevice(device());
@@ -299,8 +304,8 @@ public final class GpuArray implements AutoCloseable {
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment d = arena.allocate(Driver.Memcpy2D.SIZE, 8);
-            d.set(JAVA_LONG, Driver.Memcpy2D.SRC_MEMORY_TYPE, Driver.Memcpy2D.DEVICE); // int + padding, both zero-filled
-            d.set(JAVA_LONG, Driver.Memcpy2D.DST_MEMORY_TYPE, Driver.Memcpy2D.DEVICE);
+            d.set(JAVA_INT, Driver.Memcpy2D.SRC_MEMORY_TYPE, Driver.Memcpy2D.DEVICE);
+            d.set(JAVA_INT, Driver.Memcpy2D.DST_MEMORY_TYPE, Driver.Memcpy2D.DEVICE);
             d.set(JAVA_LONG, Driver.Memcpy2D.SRC_PITCH, plan.srcPitch());
             d.set(JAVA_LONG, Driver.Memcpy2D.DST_PITCH, plan.dstPitch());
             d.set(JAVA_LONG, Driver.Memcpy2D.WIDTH, plan.width());
@@ -446,9 +451,9 @@ public final class GpuArray implements AutoCloseable {
         memory.bind();
         long p = ptr(), n = size();
         switch (dtype.byteSize()) {
-            case 1 -> Cuda.check(Driver.memsetD8(p, pattern.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0), n, null), "cuMemsetD8");
-            case 2 -> Cuda.check(Driver.memsetD16(p, pattern.get(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0), n, null), "cuMemsetD16");
-            case 4 -> Cuda.check(Driver.memsetD32(p, pattern.get(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0), n, null), "cuMemsetD32");
+            case 1 -> Cuda.check(Driver.memsetD8(p, pattern.get(JAVA_BYTE, 0), n, null), "cuMemsetD8");
+            case 2 -> Cuda.check(Driver.memsetD16(p, pattern.get(JAVA_SHORT_UNALIGNED, 0), n, null), "cuMemsetD16");
+            case 4 -> Cuda.check(Driver.memsetD32(p, pattern.get(JAVA_INT_UNALIGNED, 0), n, null), "cuMemsetD32");
             default -> {
                 // no 64/128-bit memset in the driver: write one element, then double the filled prefix on the device
                 long e = dtype.byteSize();
@@ -466,7 +471,7 @@ public final class GpuArray implements AutoCloseable {
     static MemorySegment element(DType dtype, double re, double im) {
         MemorySegment m = MemorySegment.ofArray(new long[2]).asSlice(0, dtype.byteSize());
         switch (dtype) {
-            case FLOAT16 -> m.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, Float.floatToFloat16((float) re));
+            case FLOAT16 -> m.set(JAVA_SHORT_UNALIGNED, 0, Float.floatToFloat16((float) re));
             case FLOAT32 -> m.set(JAVA_FLOAT, 0, (float) re);
             case FLOAT64 -> m.set(JAVA_DOUBLE, 0, re);
             case COMPLEX64 -> {
@@ -491,9 +496,9 @@ public final class GpuArray implements AutoCloseable {
     static MemorySegment element(DType dtype, long v) {
         MemorySegment m = MemorySegment.ofArray(new long[1]).asSlice(0, dtype.byteSize());
         switch (dtype.byteSize()) {
-            case 1 -> m.set(java.lang.foreign.ValueLayout.JAVA_BYTE, 0, (byte) v);
-            case 2 -> m.set(java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED, 0, (short) v);
-            case 4 -> m.set(java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED, 0, (int) v);
+            case 1 -> m.set(JAVA_BYTE, 0, (byte) v);
+            case 2 -> m.set(JAVA_SHORT_UNALIGNED, 0, (short) v);
+            case 4 -> m.set(JAVA_INT_UNALIGNED, 0, (int) v);
             default -> m.set(JAVA_LONG, 0, v);
         }
         return m;
