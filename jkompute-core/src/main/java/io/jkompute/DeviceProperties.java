@@ -53,7 +53,8 @@ public record DeviceProperties(
             boolean storageBuffer8Bit,
             boolean storageBuffer16Bit,
             boolean timestamps,
-            boolean timelineSemaphores) {}
+            boolean timelineSemaphores,
+            boolean bufferDeviceAddress) {}
 
     /**
      * One queue family: its index, how many queues it has, and what they do.

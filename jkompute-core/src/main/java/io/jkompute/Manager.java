@@ -45,6 +45,7 @@ public final class Manager implements AutoCloseable {
     private final VulkanInstance instance;
     private final VulkanDevice device;
     private final InitBatch initBatch;
+    private final DeviceCopy deviceCopy;
     private final Set<ManagedObject.Tracked> sequences = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> algorithms = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> memories = new LinkedHashSet<>();
@@ -82,6 +83,7 @@ public final class Manager implements AutoCloseable {
         }
         this.instance = inst;
         this.initBatch = new InitBatch(device);
+        this.deviceCopy = new DeviceCopy(device);
         OPEN.add(this);
     }
 
@@ -186,6 +188,23 @@ public final class Manager implements AutoCloseable {
             throw new IllegalArgumentException("custom element size must be positive, got " + elementSize);
         }
         return newTensor(DataType.CUSTOM, elementSize, shape, memoryType, data);
+    }
+
+    /**
+     * A zero-filled tensor in its own device memory that {@link Tensor#exportMemory()} can hand to CUDA (or any API
+     * that imports opaque file descriptors). DEVICE (with staging) or STORAGE memory.
+     */
+    public Tensor exportableTensor(DataType type, long[] shape, MemoryType memoryType) {
+        checkOpen();
+        Objects.requireNonNull(type, "type");
+        if (type == DataType.CUSTOM) {
+            throw new IllegalArgumentException("exportable tensors take a built-in data type");
+        }
+        if (memoryType != MemoryType.DEVICE && memoryType != MemoryType.STORAGE) {
+            throw new IllegalArgumentException("exportable tensors are DEVICE or STORAGE memory, got " + memoryType);
+        }
+        Tensor.count(shape);
+        return new Tensor(this, type, type.byteSize(), shape, memoryType, null, true);
     }
 
     private Tensor newTensor(DataType type, int elementSize, long[] shape, MemoryType memoryType, MemorySegment data) {
@@ -361,6 +380,7 @@ public final class Manager implements AutoCloseable {
             closeAll(memories);
         }
         initBatch.close();
+        deviceCopy.close();
         device.close();
         instance.close();
         LOG.debug("manager closed");
@@ -401,6 +421,10 @@ public final class Manager implements AutoCloseable {
         return initBatch;
     }
 
+    DeviceCopy deviceCopy() {
+        return deviceCopy;
+    }
+
     long nextId() {
         return ids.incrementAndGet();
     }
@@ -421,6 +445,7 @@ public final class Manager implements AutoCloseable {
             case Algorithm a -> algorithms.add(a.tracked);
             case Memory m -> memories.add(m.tracked);
         }
+        LOG.debug("created {}", o.tracked.description);
     }
 
     void release(ManagedObject.Tracked t) {
@@ -438,6 +463,7 @@ public final class Manager implements AutoCloseable {
                 device.waitIdle();
             }
             t.closeOnce();
+            LOG.debug("closed {}", t.description);
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);

@@ -78,7 +78,12 @@ public final class OpCopy extends Op {
         for (Region r : targets) {
             Memory dst = r.memory();
             if (src instanceof Tensor s && dst instanceof Tensor d) {
-                rec.copyBuffer(s.buffer, source.byteOffset(), d.buffer, r.byteOffset(), source.byteCount());
+                DeviceCopy dc = s.manager.deviceCopy();
+                if (dc.suits(s, source.byteOffset(), d, r.byteOffset(), source.byteCount())) {
+                    dc.record(rec, s, source.byteOffset(), d, r.byteOffset(), source.byteCount());
+                } else {
+                    rec.copyBuffer(s.buffer, source.byteOffset(), d.buffer, r.byteOffset(), source.byteCount());
+                }
             } else if (src instanceof Tensor s && dst instanceof Image d) {
                 rec.copyBufferToImage(s.buffer, 0, d);
             } else if (src instanceof Image s && dst instanceof Tensor d) {

@@ -13,7 +13,7 @@ import org.lwjgl.PointerBuffer;
 import org.lwjgl.system.MemoryStack;
 import org.lwjgl.util.vma.VmaAllocationCreateInfo;
 import org.lwjgl.util.vma.VmaAllocationInfo;
-import org.lwjgl.vulkan.VkBufferCreateInfo;
+import org.lwjgl.vulkan.*;
 
 /**
  * An n-dimensional, row-major array in a Vulkan storage buffer. Made by {@link Manager#tensor}; zero-filled when made
@@ -24,8 +24,18 @@ public final class Tensor extends Memory {
     final long buffer;
     final long allocation;
     final long bufferSize;
+    /** The buffer's GPU address, or 0 where the device has no buffer device addresses. */
+    final long address;
+    /** Dedicated exportable memory, or 0 when VMA sub-allocated the buffer. */
+    private final long exportableMemory;
+    private final long exportableSize;
 
     Tensor(Manager manager, DataType dataType, int elementSize, long[] shape, MemoryType memoryType, MemorySegment init) {
+        this(manager, dataType, elementSize, shape, memoryType, init, false);
+    }
+
+    Tensor(Manager manager, DataType dataType, int elementSize, long[] shape, MemoryType memoryType, MemorySegment init,
+            boolean exportable) {
         super(manager, describe(manager, dataType, shape, memoryType), dataType, elementSize, count(shape), memoryType);
         this.shape = shape.clone();
         VulkanDevice dev = manager.device();
@@ -33,7 +43,8 @@ public final class Tensor extends Memory {
         this.bufferSize = Math.max(4, (byteSize() + 3) & ~3L);
         try (MemoryStack stack = stackPush()) {
             VkBufferCreateInfo bci = VkBufferCreateInfo.calloc(stack).sType$Default().size(bufferSize)
-                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT);
+                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT
+                            | (dev.bufferDeviceAddress() ? VK12.VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0));
             dev.sharing(bci, stack);
             VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
             switch (memoryType) {
@@ -49,7 +60,16 @@ public final class Tensor extends Memory {
             LongBuffer pBuf = stack.mallocLong(1);
             PointerBuffer pAlloc = stack.mallocPointer(1);
             VmaAllocationInfo info = VmaAllocationInfo.calloc(stack);
-            int r = vmaCreateBuffer(dev.allocator(), bci, aci, pBuf, pAlloc, info);
+            if (exportable) {
+                long[] mem = createExportable(dev, bci, stack, pBuf);
+                exportableMemory = mem[0];
+                exportableSize = mem[1];
+                pAlloc.put(0, 0L);
+            } else {
+                exportableMemory = 0;
+                exportableSize = 0;
+            }
+            int r = exportable ? VK_SUCCESS : vmaCreateBuffer(dev.allocator(), bci, aci, pBuf, pAlloc, info);
             if (r == VK_ERROR_FEATURE_NOT_PRESENT && memoryType == MemoryType.DEVICE_AND_HOST) {
                 throw new JkomputeException("DEVICE_AND_HOST memory does not exist on " + dev.properties().name()
                         + " (no memory type is both device-local and host-visible); use DEVICE or HOST");
@@ -57,6 +77,8 @@ public final class Tensor extends Memory {
             check(r, "vmaCreateBuffer (" + bufferSize + " bytes, " + memoryType + ")");
             buffer = pBuf.get(0);
             allocation = pAlloc.get(0);
+            address = dev.bufferDeviceAddress() ? VK12.vkGetBufferDeviceAddress(dev.handle(),
+                    VkBufferDeviceAddressInfo.calloc(stack).sType$Default().buffer(buffer)) : 0;
             long mapped = info.pMappedData();
             if (memoryType.hostVisible()) {
                 hostView(mapped);
@@ -65,7 +87,7 @@ public final class Tensor extends Memory {
                 try {
                     staging = dev.staging().allocate(byteSize());
                 } catch (RuntimeException e) {
-                    vmaDestroyBuffer(dev.allocator(), buffer, allocation);
+                    destroyBuffer(dev, buffer, allocation, exportableMemory);
                     throw e;
                 }
                 hostView(staging.address());
@@ -76,11 +98,12 @@ public final class Tensor extends Memory {
         }
         long buf = buffer;
         long alloc = allocation;
+        long exported = exportableMemory;
         var slice = staging;
         Runnable closeHostView = hostViewCloser();
         track(() -> {
             closeHostView.run();
-            vmaDestroyBuffer(dev.allocator(), buf, alloc);
+            destroyBuffer(dev, buf, alloc, exported);
             if (slice != null) {
                 dev.staging().free(slice);
             }
@@ -90,6 +113,90 @@ public final class Tensor extends Memory {
         } else if (!memoryType.hostVisible()) {
             manager.initBatch().fill(buffer, bufferSize);
         }
+    }
+
+    private static void destroyBuffer(VulkanDevice dev, long buffer, long allocation, long exportable) {
+        if (exportable != 0) {
+            vkDestroyBuffer(dev.handle(), buffer, null);
+            vkFreeMemory(dev.handle(), exportable, null);
+        } else {
+            vmaDestroyBuffer(dev.allocator(), buffer, allocation);
+        }
+    }
+
+    /**
+     * A buffer in its own device-local allocation that can be exported as an opaque fd. VMA sub-allocates, and an
+     * importer would then map a whole shared block; a dedicated allocation gives it exactly this tensor.
+     */
+    private static long[] createExportable(VulkanDevice dev, VkBufferCreateInfo bci, MemoryStack stack, LongBuffer pBuf) {
+        if (!dev.canExportMemory()) {
+            throw new JkomputeException(dev.properties().name() + " cannot export memory (no "
+                    + KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME + ")");
+        }
+        VkDevice d = dev.handle();
+        bci.pNext(VkExternalMemoryBufferCreateInfo.calloc(stack).sType$Default()
+                .handleTypes(VK11.VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT));
+        check(vkCreateBuffer(d, bci, null, pBuf), "vkCreateBuffer (exportable)");
+        long buffer = pBuf.get(0);
+        VkMemoryRequirements req = VkMemoryRequirements.calloc(stack);
+        vkGetBufferMemoryRequirements(d, buffer, req);
+        VkPhysicalDeviceMemoryProperties mp = VkPhysicalDeviceMemoryProperties.calloc(stack);
+        vkGetPhysicalDeviceMemoryProperties(dev.physical(), mp);
+        int type = -1;
+        for (int i = 0; i < mp.memoryTypeCount() && type < 0; i++) {
+            if ((req.memoryTypeBits() & (1 << i)) != 0
+                    && (mp.memoryTypes(i).propertyFlags() & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0) {
+                type = i;
+            }
+        }
+        if (type < 0) {
+            vkDestroyBuffer(d, buffer, null);
+            throw new JkomputeException("no device-local memory type can hold an exportable buffer");
+        }
+        VkMemoryDedicatedAllocateInfo dedicated = VkMemoryDedicatedAllocateInfo.calloc(stack).sType$Default().buffer(buffer);
+        VkMemoryAllocateFlagsInfo flags = VkMemoryAllocateFlagsInfo.calloc(stack).sType$Default()
+                .flags(dev.bufferDeviceAddress() ? VK12.VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT : 0).pNext(dedicated.address());
+        VkExportMemoryAllocateInfo export = VkExportMemoryAllocateInfo.calloc(stack).sType$Default()
+                .handleTypes(VK11.VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT).pNext(flags.address());
+        VkMemoryAllocateInfo mai = VkMemoryAllocateInfo.calloc(stack).sType$Default().pNext(export.address())
+                .allocationSize(req.size()).memoryTypeIndex(type);
+        LongBuffer pMem = stack.mallocLong(1);
+        int r = vkAllocateMemory(d, mai, null, pMem);
+        if (r != VK_SUCCESS) {
+            vkDestroyBuffer(d, buffer, null);
+            check(r, "vkAllocateMemory (exportable)");
+        }
+        r = vkBindBufferMemory(d, buffer, pMem.get(0), 0);
+        if (r != VK_SUCCESS) {
+            vkDestroyBuffer(d, buffer, null);
+            vkFreeMemory(d, pMem.get(0), null);
+            check(r, "vkBindBufferMemory");
+        }
+        return new long[] {pMem.get(0), req.size()};
+    }
+
+    /**
+     * Exports this tensor's device memory for another API (CUDA) to import; each call returns a new descriptor.
+     *
+     * @throws IllegalStateException unless made by {@link Manager#exportableTensor}
+     */
+    public ExternalMemory exportMemory() {
+        checkOpen();
+        if (exportableMemory == 0) {
+            throw new IllegalStateException(this + " was not made exportable: create it with Manager.exportableTensor");
+        }
+        try (MemoryStack stack = stackPush()) {
+            java.nio.IntBuffer fd = stack.mallocInt(1);
+            check(KHRExternalMemoryFd.vkGetMemoryFdKHR(manager.device().handle(), VkMemoryGetFdInfoKHR.calloc(stack)
+                    .sType$Default().memory(exportableMemory).handleType(VK11.VK_EXTERNAL_MEMORY_HANDLE_TYPE_OPAQUE_FD_BIT), fd),
+                    "vkGetMemoryFdKHR");
+            return new ExternalMemory(fd.get(0), exportableSize, 0, byteSize(), true);
+        }
+    }
+
+    /** Whether {@link #exportMemory()} works on this tensor. */
+    public boolean isExportable() {
+        return exportableMemory != 0;
     }
 
     private static String describe(Manager m, DataType t, long[] shape, MemoryType mt) {

@@ -18,6 +18,9 @@ abstract class GpuTestBase {
     @AfterAll
     void closeManager() {
         mgr.close();
+        // with JKOMPUTE_VALIDATION=sync (as CI runs), any misuse of Vulkan, a missing barrier included, fails here
+        org.junit.jupiter.api.Assertions.assertEquals(0, io.jkompute.internal.VulkanInstance.validationErrors(),
+                "Vulkan validation errors were reported (see the test output)");
     }
 
     static final String COPY_SHADER = """

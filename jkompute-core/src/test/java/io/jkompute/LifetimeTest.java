@@ -63,10 +63,10 @@ class LifetimeTest {
     /** A real JVM that exits with a Manager and its objects open must exit cleanly. */
     @Test
     void jvmExitsCleanlyWithObjectsAlive() throws Exception {
-        String java = ProcessHandle.current().info().command().orElse("java");
+        String javaBin = ProcessHandle.current().info().command().orElse("java");
         String cp = System.getProperty("java.class.path");
         File log = File.createTempFile("jk-exit", ".log");
-        Process p = new ProcessBuilder(java, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+        Process p = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", cp, ExitWithOpenManager.class.getName())
                 .redirectErrorStream(true).redirectOutput(log).start();
         assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM finished");

@@ -39,6 +39,7 @@ public final class VulkanDevice implements AutoCloseable {
     private final long pipelineCache;
     private final StagingPool staging;
     private final Set<String> enabledExtensions;
+    private final boolean externalMemoryFd;
     private boolean closed;
 
     /** One queue: its family, its handle, and the lock that serialises submits (Vulkan requires it). */
@@ -71,7 +72,13 @@ public final class VulkanDevice implements AutoCloseable {
             }
         }
         distinctFamilies = countPerFamily.keySet().stream().mapToInt(Integer::intValue).toArray();
-        enabledExtensions = checkExtensions(extensions);
+        Set<String> available = availableExtensions();
+        enabledExtensions = checkExtensions(extensions, available);
+        // exporting memory to CUDA needs it; enabling it costs nothing where it exists
+        externalMemoryFd = available.contains(KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        if (externalMemoryFd) {
+            enabledExtensions.add(KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
+        }
 
         try (MemoryStack stack = stackPush()) {
             VkDeviceQueueCreateInfo.Buffer qci = VkDeviceQueueCreateInfo.calloc(countPerFamily.size(), stack);
@@ -85,7 +92,7 @@ public final class VulkanDevice implements AutoCloseable {
                     .storageBuffer16BitAccess(feat.storageBuffer16Bit());
             VkPhysicalDeviceVulkan12Features f12 = VkPhysicalDeviceVulkan12Features.calloc(stack).sType$Default()
                     .timelineSemaphore(true).shaderFloat16(feat.float16()).shaderInt8(feat.int8())
-                    .storageBuffer8BitAccess(feat.storageBuffer8Bit());
+                    .storageBuffer8BitAccess(feat.storageBuffer8Bit()).bufferDeviceAddress(feat.bufferDeviceAddress());
             VkPhysicalDeviceFeatures2 f2 = VkPhysicalDeviceFeatures2.calloc(stack).sType$Default().pNext(f11).pNext(f12);
             f2.features().shaderFloat64(feat.float64()).shaderInt64(feat.int64()).shaderInt16(feat.int16());
             PointerBuffer ext = null;
@@ -96,7 +103,8 @@ public final class VulkanDevice implements AutoCloseable {
                 }
                 ext.flip();
             }
-            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2)
+            // the raw address: LWJGL's typed pNext(f2) would prepend and cut f2's own chain (the 1.1 and 1.2 features)
+            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2.address())
                     .pQueueCreateInfos(qci).ppEnabledExtensionNames(ext);
             PointerBuffer p = stack.mallocPointer(1);
             check(vkCreateDevice(physical, dci, null, p), "vkCreateDevice");
@@ -113,11 +121,17 @@ public final class VulkanDevice implements AutoCloseable {
 
             VmaVulkanFunctions fns = VmaVulkanFunctions.calloc(stack).set(instance.handle(), device);
             VmaAllocatorCreateInfo aci = VmaAllocatorCreateInfo.calloc(stack).physicalDevice(physical).device(device)
-                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2);
+                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2)
+                    .flags(feat.bufferDeviceAddress() ? VMA_ALLOCATOR_CREATE_BUFFER_DEVICE_ADDRESS_BIT : 0);
             check(vmaCreateAllocator(aci, p), "vmaCreateAllocator");
             allocator = p.get(0);
 
             VkPipelineCacheCreateInfo pcci = VkPipelineCacheCreateInfo.calloc(stack).sType$Default();
+            byte[] saved = PipelineCacheFile.load(properties);
+            if (saved != null) {
+                // the driver checks the header (vendor, device, UUID) and ignores data that is not its own
+                pcci.pInitialData(stack.bytes(saved));
+            }
             LongBuffer lp = stack.mallocLong(1);
             check(vkCreatePipelineCache(device, pcci, null, lp), "vkCreatePipelineCache");
             pipelineCache = lp.get(0);
@@ -136,11 +150,20 @@ public final class VulkanDevice implements AutoCloseable {
         throw new JkomputeException("device " + p + " has no compute queue family");
     }
 
-    private Set<String> checkExtensions(List<String> wanted) {
+    private Set<String> checkExtensions(List<String> wanted, Set<String> available) {
         Set<String> out = new java.util.LinkedHashSet<>();
         if (wanted == null || wanted.isEmpty()) {
             return out;
         }
+        List<String> missing = wanted.stream().filter(x -> !available.contains(x)).toList();
+        if (!missing.isEmpty()) {
+            throw new IllegalArgumentException("device " + properties.name() + " does not support extension(s) " + missing);
+        }
+        out.addAll(wanted);
+        return out;
+    }
+
+    private Set<String> availableExtensions() {
         Set<String> available = new HashSet<>();
         try (MemoryStack stack = stackPush()) {
             java.nio.IntBuffer n = stack.mallocInt(1);
@@ -150,12 +173,17 @@ public final class VulkanDevice implements AutoCloseable {
                 props.forEach(x -> available.add(x.extensionNameString()));
             }
         }
-        List<String> missing = wanted.stream().filter(x -> !available.contains(x)).toList();
-        if (!missing.isEmpty()) {
-            throw new IllegalArgumentException("device " + properties.name() + " does not support extension(s) " + missing);
-        }
-        out.addAll(wanted);
-        return out;
+        return available;
+    }
+
+    /** Whether shaders can reach buffers by address (used by the device-to-device copy shader). */
+    public boolean bufferDeviceAddress() {
+        return properties.features().bufferDeviceAddress() && properties.features().int64();
+    }
+
+    /** Whether memory can be exported as an opaque POSIX file descriptor (for CUDA's cuImportExternalMemory). */
+    public boolean canExportMemory() {
+        return externalMemoryFd;
     }
 
     public VkDevice handle() {
@@ -222,6 +250,7 @@ public final class VulkanDevice implements AutoCloseable {
             LOG.warn("vkDeviceWaitIdle at close: {}", Vk.resultName(r));
         }
         staging.close();
+        PipelineCacheFile.save(properties, device, pipelineCache);
         vkDestroyPipelineCache(device, pipelineCache, null);
         vmaDestroyAllocator(allocator);
         vkDestroyDevice(device, null);

@@ -28,6 +28,7 @@ public final class VulkanInstance implements AutoCloseable {
             "install a Vulkan loader and driver, e.g. 'sudo apt-get install -y libvulkan1 mesa-vulkan-drivers'"
                     + " (Mesa's CPU driver lavapipe), or your GPU vendor's driver";
     private static final String VALIDATION_LAYER = "VK_LAYER_KHRONOS_validation";
+    private static final java.util.concurrent.atomic.AtomicLong VALIDATION_ERRORS = new java.util.concurrent.atomic.AtomicLong();
 
     private final VkInstance instance;
     private final long messenger;
@@ -57,6 +58,11 @@ public final class VulkanInstance implements AutoCloseable {
             PointerBuffer extNames = debugUtils ? stack.pointers(stack.UTF8(VK_EXT_DEBUG_UTILS_EXTENSION_NAME)) : null;
             VkInstanceCreateInfo ci = VkInstanceCreateInfo.calloc(stack).sType$Default()
                     .pApplicationInfo(app).ppEnabledLayerNames(layerNames).ppEnabledExtensionNames(extNames);
+            if (useValidation && "sync".equalsIgnoreCase(validationSetting())) {
+                // synchronization validation checks every barrier jkompute records (JKOMPUTE_VALIDATION=sync)
+                ci.pNext(VkValidationFeaturesEXT.calloc(stack).sType$Default().pEnabledValidationFeatures(
+                        stack.ints(EXTValidationFeatures.VK_VALIDATION_FEATURE_ENABLE_SYNCHRONIZATION_VALIDATION_EXT)).address());
+            }
             PointerBuffer p = stack.mallocPointer(1);
             int r = vkCreateInstance(ci, null, p);
             if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
@@ -68,6 +74,7 @@ public final class VulkanInstance implements AutoCloseable {
                 callback = VkDebugUtilsMessengerCallbackEXT.create((severity, types, data, user) -> {
                     String msg = VkDebugUtilsMessengerCallbackDataEXT.create(data).pMessageString();
                     if ((severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0) {
+                        VALIDATION_ERRORS.incrementAndGet();
                         LOG.error("validation: {}", msg);
                     } else if ((severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_WARNING_BIT_EXT) != 0) {
                         LOG.warn("validation: {}", msg);
@@ -104,11 +111,20 @@ public final class VulkanInstance implements AutoCloseable {
         }
     }
 
-    private static boolean validationRequested() {
+    /** Validation errors reported in this JVM so far (0 unless validation is on); tests assert it stays 0. */
+    public static long validationErrors() {
+        return VALIDATION_ERRORS.get();
+    }
+
+    private static String validationSetting() {
         String p = System.getProperty("jkompute.validation");
-        String e = System.getenv("JKOMPUTE_VALIDATION");
-        String v = p != null ? p : e;
-        return v != null && (v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes"));
+        return p != null ? p : System.getenv("JKOMPUTE_VALIDATION");
+    }
+
+    private static boolean validationRequested() {
+        String v = validationSetting();
+        return v != null && (v.equals("1") || v.equalsIgnoreCase("true") || v.equalsIgnoreCase("yes")
+                || v.equalsIgnoreCase("sync"));
     }
 
     /** Loads libvulkan.so.1 once, turning LWJGL's link failure into an error that says what to install. */
@@ -236,7 +252,8 @@ public final class VulkanInstance implements AutoCloseable {
                     f.shaderFloat64(), f.shaderInt64(), f.shaderInt16(),
                     v12 && f12.shaderFloat16(), v12 && f12.shaderInt8(),
                     v12 && f12.storageBuffer8BitAccess(), v12 && f11.storageBuffer16BitAccess(),
-                    lim.timestampComputeAndGraphics() && anyTimestampQueue, v12 && f12.timelineSemaphore());
+                    lim.timestampComputeAndGraphics() && anyTimestampQueue, v12 && f12.timelineSemaphore(),
+                    v12 && f12.bufferDeviceAddress());
             byte[] uuid = new byte[VK_UUID_SIZE];
             for (int i = 0; i < VK_UUID_SIZE; i++) {
                 uuid[i] = ids.deviceUUID(i);

@@ -1,0 +1,613 @@
+package io.jkompute.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_BYTE;
+import static java.lang.foreign.ValueLayout.JAVA_DOUBLE;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_INT_UNALIGNED;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
+
+import io.jkompute.cuda.internal.ArrayLayout;
+import io.jkompute.cuda.internal.DLPack;
+import io.jkompute.cuda.internal.Driver;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.lang.reflect.Array;
+import java.util.Arrays;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Supplier;
+import org.slf4j.LoggerFactory;
+
+/**
+ * An n-dimensional array in device memory, numpy/CuPy style (PyGPU's {@code GPUArray}): {@link #toGpu} sends host
+ * data, {@link #get()} brings it back, {@link #slice}/{@link #at}/{@link #reshape} make views that share memory,
+ * {@link #copy()} makes a compact copy on the device, {@link #ptr()} is the device address to hand a kernel, and
+ * {@link #toDlpack()}/{@link #fromDlpack} exchange arrays with other CUDA libraries without copying.
+ * <p>
+ * Closing the array that allocated the memory frees it (once no DLPack export still uses it); views become
+ * unusable then. Closing a view does nothing.
+ */
+@SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
+public final class GpuArray implements AutoCloseable {
+    private final DeviceMemory memory;
+    private final DType dtype;
+    private final ArrayLayout layout;
+    private final boolean owner;
+
+    private GpuArray(DeviceMemory memory, DType dtype, ArrayLayout layout, boolean owner) {
+        this.memory = memory;
+        this.dtype = dtype;
+        this.layout = layout;
+        this.owner = owner;
+    }
+
+    /** A new array of {@code shape} and {@code dtype} on the calling thread's device, contents undefined. */
+    public GpuArray(long[] shape, DType dtype) {
+        this(DeviceMemory.allocate(Math.max(1, Math.multiplyExact(ArrayLayout.contiguous(shape).size(), dtype.byteSize()))),
+                dtype, ArrayLayout.contiguous(shape), true);
+    }
+
+    /** An array that owns {@code memory} (imported or mapped memory), C-contiguous from its start. */
+    static GpuArray over(DeviceMemory memory, DType dtype, long... shape) {
+        ArrayLayout l = ArrayLayout.contiguous(shape);
+        if (l.size() * dtype.byteSize() > memory.byteSize()) {
+            throw new IllegalArgumentException(dtype + " " + Arrays.toString(shape) + " does not fit " + memory.byteSize() + " bytes");
+        }
+        return new GpuArray(memory, dtype, l, true);
+    }
+
+    /** A new array of {@code shape}, contents undefined. */
+    public static GpuArray empty(DType dtype, long... shape) {
+        return new GpuArray(shape, dtype);
+    }
+
+    /** A new array of {@code shape} filled with zeros. */
+    public static GpuArray zeros(DType dtype, long... shape) {
+        GpuArray a = new GpuArray(shape, dtype);
+        a.memory.memset((byte) 0);
+        return a;
+    }
+
+    /** Sends {@code data} to the device as float32, shaped {@code shape} (1-D when omitted). */
+    public static GpuArray toGpu(float[] data, long... shape) {
+        return toGpu(data, DType.FLOAT32, shape);
+    }
+
+    /** Sends {@code data} to the device as float64. */
+    public static GpuArray toGpu(double[] data, long... shape) {
+        return toGpu(data, DType.FLOAT64, shape);
+    }
+
+    /** Sends {@code data} to the device as int32. */
+    public static GpuArray toGpu(int[] data, long... shape) {
+        return toGpu(data, DType.INT32, shape);
+    }
+
+    /** Sends {@code data} to the device as int64. */
+    public static GpuArray toGpu(long[] data, long... shape) {
+        return toGpu(data, DType.INT64, shape);
+    }
+
+    /** Sends {@code data} to the device as int16. */
+    public static GpuArray toGpu(short[] data, long... shape) {
+        return toGpu(data, DType.INT16, shape);
+    }
+
+    /**
+     * Sends a Java array to the device as {@code dtype}; the array type must be {@code dtype}'s carrier (e.g.
+     * {@code int[]} for uint32, {@code float[]} of interleaved pairs for complex64).
+     */
+    public static GpuArray toGpu(Object javaArray, DType dtype, long... shape) {
+        MemorySegment host = carrierSegment(javaArray, dtype);
+        return toGpu(host, dtype, shape.length == 0 ? new long[] {host.byteSize() / dtype.byteSize()} : shape);
+    }
+
+    /** Sends the bytes of {@code host} (heap or native) to the device as an array of {@code dtype} and {@code shape}. */
+    public static GpuArray toGpu(MemorySegment host, DType dtype, long... shape) {
+        long[] s = shape.length == 0 ? new long[] {host.byteSize() / dtype.byteSize()} : shape;
+        ArrayLayout l = ArrayLayout.contiguous(s);
+        long bytes = Math.multiplyExact(l.size(), dtype.byteSize());
+        if (bytes != host.byteSize()) {
+            throw new IllegalArgumentException("host data has " + host.byteSize() + " bytes but " + dtype + " "
+                    + Arrays.toString(s) + " needs " + bytes);
+        }
+        GpuArray a = new GpuArray(s, dtype);
+        if (bytes > 0) a.memory.copyFromHost(host);
+        return a;
+    }
+
+    static MemorySegment carrierSegment(Object javaArray, DType dtype) {
+        DType carrierType = DType.ofCarrier(javaArray);
+        if (dtype.carrier() != javaArray.getClass()) {
+            throw new IllegalArgumentException(dtype + " is carried by " + dtype.carrier().getSimpleName() + ", not "
+                    + javaArray.getClass().getSimpleName());
+        }
+        if (Array.getLength(javaArray) % dtype.carrierElementsPerElement() != 0) {
+            throw new IllegalArgumentException(dtype + " needs an even number of " + carrierType + " values (real, imaginary pairs)");
+        }
+        return switch (javaArray) {
+            case byte[] x -> MemorySegment.ofArray(x);
+            case short[] x -> MemorySegment.ofArray(x);
+            case int[] x -> MemorySegment.ofArray(x);
+            case long[] x -> MemorySegment.ofArray(x);
+            case float[] x -> MemorySegment.ofArray(x);
+            case double[] x -> MemorySegment.ofArray(x);
+            default -> throw new IllegalArgumentException("not a primitive numeric array");
+        };
+    }
+
+    /**
+     * The device memory of a jkompute Vulkan tensor (made with {@link io.jkompute.Manager#exportableTensor}) as a
+     * GpuArray, without a copy: the Vulkan device is matched to the CUDA device by UUID, the tensor's memory is
+     * exported as an opaque fd and imported with {@code cuImportExternalMemory}. Closing the array releases the
+     * import; the tensor must stay open meanwhile. Neither API waits for the other: finish Vulkan work before CUDA
+     * touches the bytes ({@code Sequence.eval}) and CUDA work before Vulkan does ({@link Cuda#synchronize()}).
+     */
+    public static GpuArray fromTensor(io.jkompute.Tensor tensor) {
+        java.nio.ByteBuffer u = java.nio.ByteBuffer.wrap(tensor.manager().deviceProperties().deviceUuid());
+        int dev = Cuda.deviceWithUuid(new java.util.UUID(u.getLong(0), u.getLong(8)));
+        DType dtype = DType.of(tensor.dataType());
+        io.jkompute.ExternalMemory exported = tensor.exportMemory();
+        int before = Cuda.getDevice();
+        Cuda.setDevice(dev);
+        try {
+            ImportedMemory imported = ImportedMemory.of(exported);
+            try {
+                DeviceMemory mapped = imported.mapBuffer(exported.offset(), exported.byteSize());
+                DeviceMemory owner = DeviceMemory.foreign(dev, mapped.address(), mapped.byteSize(), "CUDA view of " + tensor, () -> {
+                    imported.close();
+                    java.lang.ref.Reference.reachabilityFence(tensor); // the Vulkan memory must outlive the import
+                });
+                return over(owner, dtype, tensor.shape());
+            } catch (RuntimeException e) {
+                imported.close();
+                throw e;
+            }
+        } finally {
+            Cuda.setDevice(before);
+        }
+    }
+
+    // ---- properties --------------------------------------------------------------------------------------
+
+    public DType dtype() {
+        return dtype;
+    }
+
+    public long[] shape() {
+        return layout.shape();
+    }
+
+    /** Strides in bytes, numpy's convention (DLPack's are in elements; {@link #toDlpack()} converts). */
+    public long[] strides() {
+        long[] s = layout.strides();
+        for (int i = 0; i < s.length; i++) s[i] *= dtype.byteSize();
+        return s;
+    }
+
+    /** Number of elements. */
+    public long size() {
+        return layout.size();
+    }
+
+    public int ndim() {
+        return layout.ndim();
+    }
+
+    /** Bytes the elements take (size × element size). */
+    public long nbytes() {
+        return size() * dtype.byteSize();
+    }
+
+    /** The device address of the first element, as a long (PyGPU's {@code ptr}); what a kernel argument takes. */
+    public long ptr() {
+        return memory.address() + layout.offset() * dtype.byteSize();
+    }
+
+    /** The device that holds the memory. */
+    public int device() {
+        return memory.device();
+    }
+
+    /** Whether the elements are dense in C order. */
+    public boolean isContiguous() {
+        return layout.isContiguous();
+    }
+
+    /** Whether this array is a view on memory another array owns. */
+    public boolean isView() {
+        return !owner;
+    }
+
+    // ---- views ----------------------------------------------------------------------------------------------
+
+    /** {@code a[i]}: the sub-array at index {@code i} of the first dimension (a view). */
+    public GpuArray at(long i) {
+        memory.checkOpen();
+        return view(layout.index(0, i));
+    }
+
+    /** {@code a[s0, s1, ...]}: a view; missing trailing entries mean "all". */
+    public GpuArray slice(Slice... slices) {
+        memory.checkOpen();
+        if (slices.length > layout.ndim()) {
+            throw new IndexOutOfBoundsException("too many indices: " + slices.length + " for an array of " + layout.ndim() + " dimensions");
+        }
+        ArrayLayout l = layout;
+        int dim = 0;
+        for (Slice s : slices) {
+            if (s.single) {
+                l = l.index(dim, s.start);
+            } else {
+                l = l.slice(dim, s.start, s.stop, s.step);
+                dim++;
+            }
+        }
+        return view(l);
+    }
+
+    /** The same elements in a new shape (one dimension may be -1); a view, so the array must be contiguous. */
+    public GpuArray reshape(long... shape) {
+        memory.checkOpen();
+        return view(layout.reshape(shape));
+    }
+
+    private GpuArray view(ArrayLayout l) {
+        return new GpuArray(memory, dtype, l, false);
+    }
+
+    // ---- data movement ------------------------------------------------------------------------------------
+
+    /** A new contiguous array with a copy of these elements, made on the device. */
+    public GpuArray copy() {
+        GpuArray dst = withCurrentDevice(() -> new GpuArray(layout.shape(), dtype));
+        try {
+            dst.copyFrom(this);
+            return dst;
+        } catch (RuntimeException e) {
+            dst.close();
+            throw e;
+        }
+    }
+
+    private GpuArray withCurrentDevice(Supplier<GpuArray> make) {
+        int before = Cuda.getDevice();
+        if (before == device()) return make.get();
+        Cuda.setDevice(device());
+        try {
+            return make.get();
+        } finally {
+            Cuda.setDevice(before);
+        }
+    }
+
+    /** Copies {@code src}'s elements (same shape and dtype, any strides) into this array, on the device. */
+    public void copyFrom(GpuArray src) {
+        if (src.dtype != dtype) throw new IllegalArgumentException("dtype differs: " + src.dtype + " into " + dtype);
+        if (!Arrays.equals(src.layout.shape(), layout.shape())) {
+            throw new IllegalArgumentException("shape differs: " + Arrays.toString(src.shape()) + " into " + Arrays.toString(shape()));
+        }
+        src.memory.checkOpen();
+        memory.bind();
+        ArrayLayout.CopyPlan plan = ArrayLayout.copyPlan(src.layout, layout, dtype.byteSize());
+        long sBase = src.memory.address(), dBase = memory.address();
+        if (plan.count() == 1 && plan.height() == 1) {
+            Cuda.check(Driver.memcpyDtoD(dBase + plan.dstBase(), sBase + plan.srcBase(), plan.width()), "cuMemcpyDtoD");
+            return;
+        }
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment d = arena.allocate(Driver.Memcpy2D.SIZE, 8);
+            d.set(JAVA_INT, Driver.Memcpy2D.SRC_MEMORY_TYPE, Driver.Memcpy2D.DEVICE);
+            d.set(JAVA_INT, Driver.Memcpy2D.DST_MEMORY_TYPE, Driver.Memcpy2D.DEVICE);
+            d.set(JAVA_LONG, Driver.Memcpy2D.SRC_PITCH, plan.srcPitch());
+            d.set(JAVA_LONG, Driver.Memcpy2D.DST_PITCH, plan.dstPitch());
+            d.set(JAVA_LONG, Driver.Memcpy2D.WIDTH, plan.width());
+            d.set(JAVA_LONG, Driver.Memcpy2D.HEIGHT, plan.height());
+            plan.forEach((so, dof) -> {
+                d.set(JAVA_LONG, Driver.Memcpy2D.SRC_DEVICE, sBase + so);
+                d.set(JAVA_LONG, Driver.Memcpy2D.DST_DEVICE, dBase + dof);
+                Cuda.check(Driver.memcpy2D(d), "cuMemcpy2D");
+            });
+        }
+    }
+
+    /** Copies host data (same number of bytes as this array's elements, C order) into this array or view. */
+    public void set(MemorySegment host) {
+        if (host.byteSize() != nbytes()) {
+            throw new IllegalArgumentException("host data has " + host.byteSize() + " bytes, array needs " + nbytes());
+        }
+        if (nbytes() == 0) return;
+        if (isContiguous()) {
+            memory.bind();
+            DeviceMemory.htod(ptr(), host, nbytes());
+            return;
+        }
+        try (GpuArray tmp = withCurrentDevice(() -> new GpuArray(layout.shape(), dtype))) {
+            tmp.set(host);
+            copyFrom(tmp);
+        }
+    }
+
+    /** Copies a Java array (this dtype's carrier) into this array or view. */
+    public void set(Object javaArray) {
+        set(carrierSegment(javaArray, dtype));
+    }
+
+    /** Queues a copy of pinned/native {@code host} into this contiguous array on {@code stream}. */
+    public void set(MemorySegment host, Stream stream) {
+        requireContiguous("asynchronous set");
+        if (host.byteSize() != nbytes()) {
+            throw new IllegalArgumentException("host data has " + host.byteSize() + " bytes, array needs " + nbytes());
+        }
+        memory.copyFromHostAsync(host, ptr() - memory.address(), stream);
+    }
+
+    /** Copies the elements (C order) into {@code host}, which must have exactly {@link #nbytes()} bytes. */
+    public void get(MemorySegment host) {
+        if (host.byteSize() != nbytes()) {
+            throw new IllegalArgumentException("host buffer has " + host.byteSize() + " bytes, array has " + nbytes());
+        }
+        if (nbytes() == 0) return;
+        if (isContiguous()) {
+            memory.bind();
+            DeviceMemory.dtoh(host, ptr(), nbytes());
+            return;
+        }
+        try (GpuArray tmp = copy()) {
+            tmp.get(host);
+        }
+    }
+
+    /** Queues a copy of this contiguous array into pinned/native {@code host} on {@code stream}. */
+    public void get(MemorySegment host, Stream stream) {
+        requireContiguous("asynchronous get");
+        if (host.byteSize() != nbytes()) {
+            throw new IllegalArgumentException("host buffer has " + host.byteSize() + " bytes, array has " + nbytes());
+        }
+        memory.copyToHostAsync(ptr() - memory.address(), host, stream);
+    }
+
+    /** Copies the elements into a Java array of this dtype's carrier type ({@code float[]} for float32, ...). */
+    public void get(Object javaArray) {
+        get(carrierSegment(javaArray, dtype));
+    }
+
+    /** The elements in a new Java array of this dtype's carrier type, e.g. {@code (float[]) a.get()}. */
+    public Object get() {
+        long n = Math.multiplyExact(size(), dtype.carrierElementsPerElement());
+        if (n > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(size() + " elements do not fit a Java array; use get(MemorySegment)");
+        }
+        Object out = Array.newInstance(dtype.carrier().componentType(), (int) n);
+        get(out);
+        return out;
+    }
+
+    /** The elements as float[] (float32 or interleaved complex64). */
+    public float[] toFloatArray() {
+        return (float[]) getAs(float[].class);
+    }
+
+    /** The elements as double[] (float64 or interleaved complex128). */
+    public double[] toDoubleArray() {
+        return (double[]) getAs(double[].class);
+    }
+
+    /** The elements as int[] (int32 or uint32 bits). */
+    public int[] toIntArray() {
+        return (int[]) getAs(int[].class);
+    }
+
+    /** The elements as long[] (int64 or uint64 bits). */
+    public long[] toLongArray() {
+        return (long[]) getAs(long[].class);
+    }
+
+    /** The elements as short[] (int16, uint16 bits or float16 bits). */
+    public short[] toShortArray() {
+        return (short[]) getAs(short[].class);
+    }
+
+    private Object getAs(Class<?> type) {
+        if (dtype.carrier() != type) {
+            throw new IllegalArgumentException(dtype + " is carried by " + dtype.carrier().getSimpleName() + ", not " + type.getSimpleName());
+        }
+        return get();
+    }
+
+    /** Sets every element to {@code value} (converted to the dtype; complex: real part, imaginary 0). */
+    public GpuArray fill(double value) {
+        return fill(element(dtype, value, 0));
+    }
+
+    /** Sets every element to the integer {@code value} (converted to the dtype). */
+    public GpuArray fill(long value) {
+        if (dtype.isFloatingPoint()) return fill((double) value);
+        return fill(element(dtype, value));
+    }
+
+    /** Sets every element of a complex array to {@code re + im·i}. */
+    public GpuArray fill(double re, double im) {
+        if (!dtype.isComplex()) throw new IllegalArgumentException("fill(re, im) needs a complex dtype, not " + dtype);
+        return fill(element(dtype, re, im));
+    }
+
+    private GpuArray fill(MemorySegment pattern) {
+        if (size() == 0) return this;
+        if (!isContiguous()) {
+            try (GpuArray tmp = withCurrentDevice(() -> new GpuArray(layout.shape(), dtype))) {
+                tmp.fill(pattern);
+                copyFrom(tmp);
+            }
+            return this;
+        }
+        memory.bind();
+        long p = ptr(), n = size();
+        switch (dtype.byteSize()) {
+            case 1 -> Cuda.check(Driver.memsetD8(p, pattern.get(JAVA_BYTE, 0), n, null), "cuMemsetD8");
+            case 2 -> Cuda.check(Driver.memsetD16(p, pattern.get(JAVA_SHORT_UNALIGNED, 0), n, null), "cuMemsetD16");
+            case 4 -> Cuda.check(Driver.memsetD32(p, pattern.get(JAVA_INT_UNALIGNED, 0), n, null), "cuMemsetD32");
+            default -> {
+                // no 64/128-bit memset in the driver: write one element, then double the filled prefix on the device
+                long e = dtype.byteSize();
+                DeviceMemory.htod(p, pattern, e);
+                for (long done = 1; done < n; done *= 2) {
+                    long k = Math.min(done, n - done);
+                    Cuda.check(Driver.memcpyDtoD(p + done * e, p, k * e), "cuMemcpyDtoD");
+                }
+            }
+        }
+        return this;
+    }
+
+    /** One element of {@code dtype} holding {@code re (+ im·i)}, as bytes. */
+    static MemorySegment element(DType dtype, double re, double im) {
+        MemorySegment m = MemorySegment.ofArray(new long[2]).asSlice(0, dtype.byteSize());
+        switch (dtype) {
+            case FLOAT16 -> m.set(JAVA_SHORT_UNALIGNED, 0, Float.floatToFloat16((float) re));
+            case FLOAT32 -> m.set(JAVA_FLOAT, 0, (float) re);
+            case FLOAT64 -> m.set(JAVA_DOUBLE, 0, re);
+            case COMPLEX64 -> {
+                m.set(JAVA_FLOAT, 0, (float) re);
+                m.set(JAVA_FLOAT, 4, (float) im);
+            }
+            case COMPLEX128 -> {
+                m.set(JAVA_DOUBLE, 0, re);
+                m.set(JAVA_DOUBLE, 8, im);
+            }
+            default -> {
+                if (re != Math.rint(re) || Double.isInfinite(re)) {
+                    throw new IllegalArgumentException(re + " is not an integer; " + dtype + " needs fill(long)");
+                }
+                return element(dtype, (long) re);
+            }
+        }
+        return m;
+    }
+
+    /** One element of integer {@code dtype} holding the low bits of {@code v}. */
+    static MemorySegment element(DType dtype, long v) {
+        MemorySegment m = MemorySegment.ofArray(new long[1]).asSlice(0, dtype.byteSize());
+        switch (dtype.byteSize()) {
+            case 1 -> m.set(JAVA_BYTE, 0, (byte) v);
+            case 2 -> m.set(JAVA_SHORT_UNALIGNED, 0, (short) v);
+            case 4 -> m.set(JAVA_INT_UNALIGNED, 0, (int) v);
+            default -> m.set(JAVA_LONG, 0, v);
+        }
+        return m;
+    }
+
+    private void requireContiguous(String what) {
+        if (!isContiguous()) throw new IllegalStateException(what + " needs a contiguous array; copy() the view first");
+    }
+
+    // ---- DLPack -------------------------------------------------------------------------------------------
+
+    private record Export(Arena arena, DeviceMemory memory) {}
+
+    private static final ConcurrentHashMap<Long, Export> EXPORTS = new ConcurrentHashMap<>();
+
+    private static final class Deleter {
+        static final MemorySegment STUB;
+        static final MethodHandle CALL_FOREIGN = Linker.nativeLinker().downcallHandle(FunctionDescriptor.ofVoid(ADDRESS));
+
+        static {
+            try {
+                MethodHandle h = MethodHandles.lookup().findStatic(GpuArray.class, "dlpackDeleter",
+                        MethodType.methodType(void.class, MemorySegment.class));
+                STUB = Linker.nativeLinker().upcallStub(h, FunctionDescriptor.ofVoid(ADDRESS), Arena.global());
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+    }
+
+    /** Called by a DLPack consumer (any thread) when it no longer needs an exported array. Must not throw. */
+    private static void dlpackDeleter(MemorySegment managed) {
+        try {
+            Export e = EXPORTS.remove(managed.address());
+            if (e == null) return;
+            e.memory.release();
+            e.arena.close();
+        } catch (Throwable t) {
+            LoggerFactory.getLogger(GpuArray.class).error("DLPack deleter failed", t);
+        }
+    }
+
+    /** Number of DLPack exports whose consumer has not called the deleter yet. */
+    static int liveExports() {
+        return EXPORTS.size();
+    }
+
+    /**
+     * Exports this array as a DLPack {@code DLManagedTensor*} (kDLCUDA, the array's device) for another CUDA
+     * library. The memory stays allocated until the consumer calls the tensor's deleter, even if this array is
+     * closed first.
+     */
+    public MemorySegment toDlpack() {
+        memory.retain();
+        Arena arena = Arena.ofShared();
+        try {
+            long[] st = layout.strides();
+            MemorySegment m = DLPack.write(arena, memory.address(), DLPack.KDL_CUDA, device(), dtype.dlpackCode(),
+                    dtype.dlpackBits(), layout.shape(), st, layout.offset() * dtype.byteSize(), Deleter.STUB);
+            EXPORTS.put(m.address(), new Export(arena, memory));
+            return m;
+        } catch (RuntimeException | Error e) {
+            arena.close();
+            memory.release();
+            throw e;
+        }
+    }
+
+    /**
+     * Takes a DLPack {@code DLManagedTensor*} from another CUDA library (kDLCUDA or kDLCUDAManaged memory) as a
+     * GpuArray without copying. The array owns the tensor: closing it calls the producer's deleter. If this
+     * method throws, ownership stays with the caller.
+     */
+    public static GpuArray fromDlpack(MemorySegment managedTensor) {
+        DLPack.Tensor t = DLPack.read(managedTensor);
+        if (t.deviceType() != DLPack.KDL_CUDA && t.deviceType() != DLPack.KDL_CUDA_MANAGED) {
+            throw new IllegalArgumentException("DLPack tensor is on device type " + t.deviceType()
+                    + ", not CUDA (2) or CUDA managed (13); copy it to a CUDA device first");
+        }
+        DType dtype = DType.fromDlpack(t.code(), t.bits(), t.lanes());
+        if (t.byteOffset() % dtype.byteSize() != 0) {
+            throw new IllegalArgumentException("DLPack byte_offset " + t.byteOffset() + " is not a multiple of the element size " + dtype.byteSize());
+        }
+        ArrayLayout layout = new ArrayLayout(t.shape(), t.strides(), t.byteOffset() / dtype.byteSize());
+        Cuda.checkDevice(t.deviceId());
+        Cuda.context(t.deviceId());
+        MemorySegment deleter = DLPack.deleter(managedTensor);
+        MemorySegment managed = MemorySegment.ofAddress(managedTensor.address());
+        long bytes = Math.max(1, layout.extent() * dtype.byteSize());
+        DeviceMemory mem = DeviceMemory.foreign(t.deviceId(), t.data(), bytes, "DLPack tensor " + Arrays.toString(t.shape()), () -> {
+            if (deleter.equals(MemorySegment.NULL)) return;
+            try {
+                Deleter.CALL_FOREIGN.invokeExact(deleter, managed);
+            } catch (Throwable e) {
+                throw new IllegalStateException("DLPack deleter failed", e);
+            }
+        });
+        return new GpuArray(mem, dtype, layout, true);
+    }
+
+    /** Frees the memory if this array allocated it (once no DLPack export uses it); for a view, does nothing. */
+    @Override
+    public void close() {
+        if (owner) memory.close();
+    }
+
+    @Override
+    public String toString() {
+        return "GpuArray(shape=" + Arrays.toString(layout.shape()) + ", dtype=" + dtype + ", device=" + memory.device()
+                + (owner ? "" : ", view") + (memory.isClosed() ? ", closed" : "") + ")";
+    }
+}

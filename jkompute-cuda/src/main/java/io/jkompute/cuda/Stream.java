@@ -1,0 +1,120 @@
+package io.jkompute.cuda;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+
+import io.jkompute.cuda.internal.Driver;
+import io.jkompute.cuda.internal.Leaks;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+
+/**
+ * A CUDA stream: work queued on one stream runs in order, work on different streams may overlap. Created on the
+ * calling thread's device. {@link #defaultStream()} is the device's legacy default stream (handle 0) and is
+ * never closed.
+ */
+public final class Stream implements AutoCloseable {
+    private static final int CU_STREAM_NON_BLOCKING = 1;
+    private static final int CUDA_ERROR_NOT_READY = 600;
+
+    private final int device;
+    private final MemorySegment ctx;
+    private final MemorySegment handle;
+    private Leaks.Tracked tracked; // null for the default stream
+    private volatile boolean closed;
+
+    private Stream(int device, MemorySegment handle) {
+        this.device = device;
+        this.ctx = Cuda.context(device);
+        this.handle = handle;
+    }
+
+    /** A new stream on the calling thread's device that does not synchronise with the default stream. */
+    public static Stream create() {
+        return create(true);
+    }
+
+    /**
+     * A new stream on the calling thread's device.
+     *
+     * @param nonBlocking true: no implicit synchronisation with the legacy default stream
+     */
+    public static Stream create(boolean nonBlocking) {
+        int dev = Cuda.bindCurrent();
+        MemorySegment h;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            Cuda.check(Driver.streamCreate(out, nonBlocking ? CU_STREAM_NON_BLOCKING : 0), "cuStreamCreate");
+            h = out.get(ADDRESS, 0);
+        }
+        MemorySegment ctx = Cuda.context(dev);
+        Stream s = new Stream(dev, h);
+        s.tracked = Leaks.track(s, "CUDA stream on device " + dev, () -> {
+            Driver.ctxSetCurrent(ctx);
+            Driver.streamDestroy(h);
+        });
+        return s;
+    }
+
+    /** The default (legacy NULL) stream of the calling thread's device. */
+    public static Stream defaultStream() {
+        int dev = Cuda.bindCurrent();
+        return new Stream(dev, MemorySegment.NULL);
+    }
+
+    /** The device this stream belongs to. */
+    public int device() {
+        return device;
+    }
+
+    /** Whether this is a device's default stream. */
+    public boolean isDefault() {
+        return handle.equals(MemorySegment.NULL);
+    }
+
+    /** The raw {@code CUstream} address, for passing to other CUDA libraries. */
+    public long handle() {
+        return handle.address();
+    }
+
+    /** Blocks until everything queued on this stream has finished. */
+    public void synchronize() {
+        Cuda.check(Driver.streamSynchronize(bind()), "cuStreamSynchronize");
+    }
+
+    /** Whether everything queued on this stream has finished, without waiting. */
+    public boolean query() {
+        int rc = Driver.streamQuery(bind());
+        if (rc == CUDA_ERROR_NOT_READY) {
+            Cuda.record(0);
+            return false;
+        }
+        Cuda.check(rc, "cuStreamQuery");
+        return true;
+    }
+
+    /** Makes later work on this stream wait until {@code event} has completed (no host blocking). */
+    public void waitFor(Event event) {
+        Cuda.check(Driver.streamWaitEvent(bind(), event.raw()), "cuStreamWaitEvent");
+    }
+
+    /** Makes this stream's context current and returns the handle; also rejects use after close. */
+    MemorySegment bind() {
+        if (closed) throw new IllegalStateException("stream is closed");
+        Cuda.bind(ctx);
+        return handle;
+    }
+
+    /** Destroys the stream (work already queued still completes). Closing the default stream does nothing. */
+    @Override
+    public void close() {
+        if (closed || tracked == null) return;
+        closed = true;
+        Cuda.bind(ctx);
+        tracked.close();
+    }
+
+    @Override
+    public String toString() {
+        return isDefault() ? "Stream[default, device " + device + "]" : "Stream[0x" + Long.toHexString(handle()) + ", device " + device + "]";
+    }
+}
