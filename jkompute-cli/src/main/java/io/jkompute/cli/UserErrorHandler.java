@@ -12,7 +12,7 @@ import picocli.CommandLine.ParseResult;
 final class UserErrorHandler implements IExecutionExceptionHandler {
     @Override
     public int handleExecutionException(Exception e, CommandLine cli, ParseResult parsed) {
-        if (e instanceof JkomputeException || e instanceof IllegalArgumentException || e instanceof IllegalStateException
+        if (e instanceof JkomputeException || e instanceof io.jkompute.cuda.CudaException || e instanceof IllegalArgumentException || e instanceof IllegalStateException
                 || e instanceof java.io.UncheckedIOException) {
             cli.getErr().println("error: " + e.getMessage());
             return 1;

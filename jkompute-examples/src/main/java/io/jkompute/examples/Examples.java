@@ -9,7 +9,8 @@ public final class Examples {
             new LogisticRegression(),
             new ArrayMultiplication(),
             new PushAndSpecializationConstants(),
-            new AsyncQueues());
+            new AsyncQueues(),
+            new io.jkompute.examples.cuda.GpuArrayRoundTrip());
 
     private Examples() {}
 

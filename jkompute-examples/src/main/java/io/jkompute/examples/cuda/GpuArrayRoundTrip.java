@@ -17,8 +17,7 @@ import java.util.Arrays;
  * The kernel is compiled at run time with NVRTC when it is installed; otherwise the PTX below, made from the same
  * source by {@code nvcc -arch=compute_75 -ptx} (CUDA 13.0, so it needs an NVIDIA driver of CUDA 13 or later), is loaded.
  */
-public final class GpuArrayRoundTrip {
-    private GpuArrayRoundTrip() {}
+public final class GpuArrayRoundTrip implements io.jkompute.examples.Example {
 
     static final String TWICE_CU = """
             extern "C" __global__ void twice(int n, long long* k) {
@@ -59,20 +58,35 @@ public final class GpuArrayRoundTrip {
             }
             """;
 
+    @Override
+    public String name() {
+        return "cuda-roundtrip";
+    }
+
+    @Override
+    public String description() {
+        return "PyGPU's round trip on CUDA: toGpu, a kernel (NVRTC or PTX), get; a complex array filled on the device";
+    }
+
     public static void main(String[] args) {
-        System.out.println(Cuda.device());
+        new GpuArrayRoundTrip().run(System.out);
+    }
+
+    @Override
+    public void run(java.io.PrintStream out) {
+        out.println("device: " + Cuda.device());
 
         // k = np.array([1, 2, 3, 4, 5, 6]); k_gpu = gpuarray.to_gpu(k)
         long[] k = {1, 2, 3, 4, 5, 6};
         try (GpuArray kGpu = GpuArray.toGpu(k);
              CudaModule module = Nvrtc.isAvailable() ? CudaModule.compile(TWICE_CU) : CudaModule.loadPtx(TWICE_PTX)) {
-            System.out.println("kernel from " + (Nvrtc.isAvailable() ? "NVRTC" : "bundled PTX") + "; k_gpu = " + kGpu
+            out.println("kernel from " + (Nvrtc.isAvailable() ? "NVRTC" : "bundled PTX") + "; k_gpu = " + kGpu
                     + " at 0x" + Long.toHexString(kGpu.ptr()));
             int n = (int) kGpu.size();
             module.kernel("twice").launch(Dim3.blocksFor(n, 128), Dim3.of(128), n, kGpu);
             long[] back = kGpu.toLongArray(); // k_gpu.get()
-            System.out.println("k           = " + Arrays.toString(k));
-            System.out.println("k_gpu.get() = " + Arrays.toString(back));
+            out.println("k           = " + Arrays.toString(k));
+            out.println("k_gpu.get() = " + Arrays.toString(back));
             for (int i = 0; i < k.length; i++) {
                 if (back[i] != 2 * k[i]) throw new AssertionError("element " + i + ": " + back[i] + " != " + 2 * k[i]);
             }
@@ -83,10 +97,10 @@ public final class GpuArrayRoundTrip {
             fkGpu.fill(1.0, -1.0);
             fkGpu.slice(io.jkompute.cuda.Slice.at(1)).fill(0.0, 2.0);
             double[] fk = fkGpu.toDoubleArray();
-            System.out.println("fk_gpu = " + fkGpu + ", fk[0,0,0] = " + fk[0] + (fk[1] < 0 ? "" : "+") + fk[1]
+            out.println("fk_gpu = " + fkGpu + ", fk[0,0,0] = " + fk[0] + (fk[1] < 0 ? "" : "+") + fk[1]
                     + "j, fk[1,0,0] = " + fk[18] + "+" + fk[19] + "j");
             if (fk[0] != 1 || fk[1] != -1 || fk[18] != 0 || fk[19] != 2) throw new AssertionError("complex fill");
         }
-        System.out.println("round trip OK");
+        out.println("round trip OK");
     }
 }
