@@ -1,0 +1,84 @@
+package io.jkompute.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.Collectors;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Runs every suite in quick mode on whatever Vulkan device is first (lavapipe in CI) and checks that each one ran its
+ * correctness checks, that they passed, that it measured something, and that the reports name the device.
+ */
+class QuickBenchTest {
+    static Report report;
+
+    @BeforeAll
+    static void runQuick() {
+        report = Bench.run(BenchOptions.quickMode(), Progress.NONE);
+    }
+
+    @Test
+    void everyCorrectnessCheckPasses() {
+        List<String> failed = report.checks().filter(c -> !c.passed()).map(c -> c.suite() + ": " + c.name() + ": " + c.detail())
+                .toList();
+        assertTrue(failed.isEmpty(), String.join("\n", failed));
+        assertTrue(report.checksPassed());
+    }
+
+    @Test
+    void everySuiteThatCanRunHereCheckedAndMeasured() {
+        Map<String, SuiteResult> byName = report.suites().stream().collect(Collectors.toMap(SuiteResult::name, s -> s));
+        assertEquals(BenchOptions.SUITES, report.suites().stream().map(SuiteResult::name).toList());
+        for (String name : List.of("bandwidth", "latency", "throughput", "transfers", "reduction")) {
+            SuiteResult s = byName.get(name);
+            assertNull(s.skipped(), name + " skipped");
+            assertFalse(s.checks().isEmpty(), name + " ran no correctness check");
+            assertFalse(s.figures().isEmpty(), name + " measured nothing");
+            for (Figure f : s.figures()) {
+                assertTrue(f.value() > 0 && Double.isFinite(f.value()), f.toString());
+            }
+        }
+        // one jkompute and one raw Vulkan row per quick size and kernel, for each sized suite
+        int sizes = BenchOptions.QUICK_SIZES.length;
+        assertEquals(sizes, countFigures(byName.get("bandwidth"), "saxpy", "jkompute"));
+        assertEquals(sizes, countFigures(byName.get("bandwidth"), "saxpy", "raw Vulkan"));
+        assertEquals(sizes, countFigures(byName.get("bandwidth"), "copy", "jkompute OpCopy"));
+        assertEquals(sizes, countFigures(byName.get("reduction"), "sum", "raw Vulkan"));
+        assertEquals(sizes, countFigures(byName.get("transfers"), "host→device", "jkompute"));
+        // BLOCK, SPIN, HYBRID and the two raw Vulkan waits
+        assertEquals(5, byName.get("latency").figures().stream().filter(f -> !f.impl().startsWith("raw CUDA")).count());
+        assertNotNull(byName.get("graph").skipped(), "the graph suite has nothing to run against yet and must say so");
+    }
+
+    private static long countFigures(SuiteResult s, String metric, String impl) {
+        return s.figures().stream().filter(f -> f.metric().equals(metric) && f.impl().equals(impl)).count();
+    }
+
+    @Test
+    void reportsNameTheDeviceAndHoldEveryFigure(@TempDir Path dir) throws Exception {
+        Path json = Bench.writeReports(report, dir);
+        String j = Files.readString(json);
+        String device = report.environment().device();
+        assertFalse(device.isBlank());
+        assertTrue(j.contains("\"device\": " + JsonReport.str(device)), j);
+        assertTrue(j.contains("\"jdk\": ") && j.contains("\"driver\": ") && j.contains("\"date\": "), j);
+        long figures = report.suites().stream().mapToLong(s -> s.figures().size()).sum();
+        assertEquals(figures, j.split("\"median\": ", -1).length - 1L);
+        String html = Files.readString(dir.resolve("index.html"));
+        assertTrue(html.contains("<svg") && html.contains(HtmlReport.esc(device)), "HTML has charts and the device");
+        String md = Files.readString(dir.resolve("BENCHMARKS.md"));
+        assertTrue(md.contains(device) && md.contains("Reproduce"), md);
+        String text = TextReport.render(report);
+        assertTrue(text.contains(device) && text.contains("all correctness checks passed"), text);
+    }
+}
