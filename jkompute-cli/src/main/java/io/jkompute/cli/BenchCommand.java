@@ -1,0 +1,123 @@
+package io.jkompute.cli;
+
+import io.jkompute.bench.Bench;
+import io.jkompute.bench.BenchOptions;
+import io.jkompute.bench.HtmlReport;
+import io.jkompute.bench.JsonReport;
+import io.jkompute.bench.MarkdownReport;
+import io.jkompute.bench.Progress;
+import io.jkompute.bench.Ratio;
+import io.jkompute.bench.Report;
+import io.jkompute.bench.TextReport;
+import java.io.IOException;
+import java.io.PrintStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.Callable;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Option;
+
+/**
+ * {@code jkompute bench}: the suites of jkompute-bench, each beside its raw Vulkan and raw CUDA baselines, with a
+ * progress bar on stderr, the table on stdout, and optional JSON, HTML and Markdown reports. Exits 1 when a
+ * correctness check fails; targets are reported, and enforced only with {@code --enforce-targets} (exit 2).
+ */
+@Command(name = "bench", description = {"Benchmark jkompute against raw Vulkan and raw CUDA on the same GPU, in the same run.",
+        "Suites: bandwidth, latency, throughput, transfers, graph, reduction."})
+final class BenchCommand implements Callable<Integer> {
+    @Option(names = "--suite", split = ",", paramLabel = "NAME", description = "suite(s) to run (default: all)")
+    List<String> suites;
+
+    @Option(names = "--sizes", split = ",", paramLabel = "SIZE",
+            description = "buffer sizes for the size sweeps, e.g. 1M,16M,1G (default: 1M..1G; quick: 64K..1M)")
+    List<String> sizes;
+
+    @Option(names = "--quick", description = "small sizes and few repetitions (CI on a CPU driver); checks still run")
+    boolean quick;
+
+    @Option(names = "--json", paramLabel = "FILE", description = "write every figure as JSON")
+    Path json;
+
+    @Option(names = "--report", paramLabel = "DIR", description = "write bench.json, index.html (charts) and BENCHMARKS.md")
+    Path report;
+
+    @Option(names = "--markdown", paramLabel = "FILE", description = "write the Markdown table (e.g. BENCHMARKS.md)")
+    Path markdown;
+
+    @Option(names = "--enforce-targets", description = "exit 2 when a ratio misses its target of issue 5")
+    boolean enforce;
+
+    @Override
+    public Integer call() throws IOException {
+        BenchOptions defaults = quick ? BenchOptions.quickMode() : BenchOptions.full();
+        BenchOptions options = new BenchOptions(suites == null || suites.isEmpty() ? BenchOptions.SUITES : suites,
+                sizes == null || sizes.isEmpty() ? defaults.sizes() : BenchOptions.parseSizes(sizes), quick);
+        ProgressBar bar = new ProgressBar(System.err, System.console() != null && System.console().isTerminal());
+        Report r = Bench.run(options, bar);
+        bar.finish();
+        System.out.print(TextReport.render(r));
+        if (json != null) {
+            write(json, JsonReport.render(r));
+        }
+        if (markdown != null) {
+            write(markdown, MarkdownReport.render(r));
+        }
+        if (report != null) {
+            Files.createDirectories(report);
+            write(report.resolve("bench.json"), JsonReport.render(r));
+            write(report.resolve("index.html"), HtmlReport.render(r));
+            write(report.resolve("BENCHMARKS.md"), MarkdownReport.render(r));
+        }
+        if (!r.checksPassed()) {
+            return 1;
+        }
+        if (enforce && r.ratios().anyMatch(x -> !x.met())) {
+            r.ratios().filter(x -> !x.met()).map(Ratio::name).forEach(n -> System.err.println("below target: " + n));
+            return 2;
+        }
+        return 0;
+    }
+
+    private static void write(Path file, String text) throws IOException {
+        Path parent = file.toAbsolutePath().getParent();
+        if (parent != null) {
+            Files.createDirectories(parent);
+        }
+        Files.writeString(file, text);
+        System.err.println("wrote " + file);
+    }
+
+    /** A bar redrawn in place on a terminal; one line per step when stderr is a file or a pipe. */
+    static final class ProgressBar implements Progress {
+        private final PrintStream err;
+        private final boolean terminal;
+        private boolean drawn;
+
+        ProgressBar(PrintStream err, boolean terminal) {
+            this.err = err;
+            this.terminal = terminal;
+        }
+
+        @Override
+        public void step(String suite, String label, int done, int total) {
+            int pct = total == 0 ? 100 : done * 100 / total;
+            String text = label.isEmpty() ? suite : label;
+            if (terminal) {
+                int filled = pct * 30 / 100;
+                String line = String.format("\r[%s%s] %3d%% %-50.50s", "#".repeat(filled), ".".repeat(30 - filled), pct, text);
+                err.print(line);
+                drawn = true;
+            } else if (!label.isEmpty()) {
+                err.printf("[%3d%%] %s%n", pct, text);
+            }
+            err.flush();
+        }
+
+        void finish() {
+            if (drawn) {
+                err.println();
+            }
+        }
+    }
+}
