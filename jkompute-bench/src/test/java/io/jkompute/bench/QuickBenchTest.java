@@ -55,8 +55,11 @@ class QuickBenchTest {
         assertEquals(sizes, countFigures(byName.get("bandwidth"), "copy", "jkompute OpCopy"));
         assertEquals(sizes, countFigures(byName.get("reduction"), "sum", "raw Vulkan"));
         assertEquals(sizes, countFigures(byName.get("transfers"), "host→device", "jkompute"));
-        // BLOCK, SPIN, HYBRID and the two raw Vulkan waits
-        assertEquals(5, byName.get("latency").figures().stream().filter(f -> !f.impl().startsWith("raw CUDA")).count());
+        // BLOCK, SPIN, HYBRID and the two raw Vulkan waits on the default queue family
+        assertEquals(5, byName.get("latency").figures().stream()
+                .filter(f -> !f.impl().startsWith("raw CUDA") && !f.impl().contains("family")).count());
+        // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
+        assertEquals(4, byName.get("throughput").figures().size());
         assertNotNull(byName.get("graph").skipped(), "the graph suite has nothing to run against yet and must say so");
     }
 

@@ -41,7 +41,7 @@ public final class BandwidthSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return ctx.options().sizes().length * 3;
+        return ctx.options().sizes().length * 4;
     }
 
     private static int reps(Context ctx) {
@@ -60,9 +60,7 @@ public final class BandwidthSuite implements Suite {
         for (long bytes : sizes) {
             if (bytes > maxRange) {
                 out.note(formatBytes(bytes) + " skipped: over the device's maxStorageBufferRange of " + maxRange + " bytes");
-                ctx.step("");
-                ctx.step("");
-                ctx.step("");
+                for (int i = 0; i < 4; i++) ctx.step("");
                 continue;
             }
             long n = bytes / 4;
@@ -76,10 +74,15 @@ public final class BandwidthSuite implements Suite {
                 ctx.step("bandwidth " + formatBytes(bytes) + " " + VK);
                 rawCuda(ctx, out, a, x, y, bytes);
                 ctx.step("bandwidth " + formatBytes(bytes) + " " + CU);
+                copyProbe(ctx, out, y, bytes);
+                ctx.step("bandwidth " + formatBytes(bytes) + " copy probe");
             }
         }
         if (ctx.cuda() == null) {
             out.note("raw CUDA rows skipped: " + ctx.cudaMissing());
+        }
+        if (ctx.vulkanDeviceAddress() == null) {
+            out.note("device-address copy probe skipped: " + ctx.deviceAddressMissing());
         }
         long top = sizes[sizes.length - 1];
         for (long b : sizes) {
@@ -178,6 +181,42 @@ public final class BandwidthSuite implements Suite {
             if (out.check("copy " + formatBytes(bytes) + " " + VK_COPYCMD, HostData.checkEqual(y, staging.mapped(), bytes))) {
                 double[] ns = Timing.vulkan(vk, c -> vk.copy(c, by, bo, bytes), reps(ctx), rounds(ctx));
                 out.figure("copy", VK_COPYCMD, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
+            }
+        } finally {
+            vk.freeAll();
+        }
+    }
+
+    /**
+     * Why does jkompute's {@code OpCopy} (vkCmdCopyBuffer on VMA memory) run at shader speed on NVIDIA when the plain
+     * raw {@code vkCmdCopyBuffer} does not? The same copy with the memory allocated the ways VMA does: dedicated, and
+     * with the device-address flag on a device with {@code bufferDeviceAddress} enabled (jkompute enables it).
+     */
+    private static void copyProbe(Context ctx, Recorder out, MemorySegment y, long bytes) {
+        probeCopy(ctx, out, ctx.vulkan(), RawVulkan.Alloc.DEDICATED, VK_COPYCMD + ", dedicated", y, bytes);
+        RawVulkan bda = ctx.vulkanDeviceAddress();
+        if (bda != null) {
+            probeCopy(ctx, out, bda, RawVulkan.Alloc.PLAIN, VK_COPYCMD + ", BDA device", y, bytes);
+            probeCopy(ctx, out, bda, RawVulkan.Alloc.DEVICE_ADDRESS, VK_COPYCMD + ", BDA memory", y, bytes);
+        }
+    }
+
+    private static void probeCopy(Context ctx, Recorder out, RawVulkan vk, RawVulkan.Alloc alloc, String impl,
+            MemorySegment y, long bytes) {
+        try {
+            RawVulkan.Buffer src = vk.buffer(bytes, false, alloc), dst = vk.buffer(bytes, false, alloc);
+            RawVulkan.Buffer staging = vk.buffer(bytes, true);
+            upload(vk, staging, y, src, bytes);
+            staging.mapped().fill((byte) 0);
+            vk.record(c -> {
+                vk.copy(c, src, dst, bytes);
+                vk.copy(c, dst, staging, bytes);
+                vk.hostBarrier(c);
+            });
+            vk.submitAndWait();
+            if (out.check("copy " + formatBytes(bytes) + " " + impl, HostData.checkEqual(y, staging.mapped(), bytes))) {
+                double[] ns = Timing.vulkan(vk, c -> vk.copy(c, src, dst, bytes), reps(ctx), rounds(ctx));
+                out.figure("copy", impl, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         } finally {
             vk.freeAll();

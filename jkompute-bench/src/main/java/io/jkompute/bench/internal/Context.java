@@ -15,6 +15,8 @@ public final class Context implements AutoCloseable {
     private final SplittableRandom random = new SplittableRandom();
     private final Progress progress;
     private RawVulkan vulkan;
+    private RawVulkan vulkanDeviceAddress;
+    private String deviceAddressMissing;
     private RawCuda cuda;
     private String cudaMissing;
     private boolean cudaTried;
@@ -54,6 +56,25 @@ public final class Context implements AutoCloseable {
             vulkan = new RawVulkan(4096);
         }
         return vulkan;
+    }
+
+    /**
+     * A second raw Vulkan device with {@code bufferDeviceAddress} enabled (for the copy-path probe), or null when the
+     * device lacks it ({@link #deviceAddressMissing()} says why).
+     */
+    RawVulkan vulkanDeviceAddress() {
+        if (vulkanDeviceAddress == null && deviceAddressMissing == null) {
+            try {
+                vulkanDeviceAddress = new RawVulkan(4096, -1, true);
+            } catch (RuntimeException e) {
+                deviceAddressMissing = e.getMessage();
+            }
+        }
+        return vulkanDeviceAddress;
+    }
+
+    String deviceAddressMissing() {
+        return deviceAddressMissing;
     }
 
     /** The raw CUDA baseline, or null when there is no usable CUDA driver ({@link #cudaMissing()} says why). */
@@ -96,6 +117,7 @@ public final class Context implements AutoCloseable {
     @Override
     public void close() {
         if (vulkan != null) vulkan.close();
+        if (vulkanDeviceAddress != null) vulkanDeviceAddress.close();
         if (cuda != null) cuda.close();
     }
 }

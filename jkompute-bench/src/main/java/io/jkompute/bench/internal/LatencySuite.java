@@ -43,7 +43,7 @@ public final class LatencySuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return WaitStrategy.values().length + 3;
+        return WaitStrategy.values().length + 3 + 2;
     }
 
     private static int iterations(Context ctx) {
@@ -61,17 +61,21 @@ public final class LatencySuite implements Suite {
             jkompute(ctx, out, arena, iters, warm);
             rawVulkan(ctx, out, arena, iters, warm);
             rawCuda(ctx, out, arena, iters, warm);
+            otherFamily(ctx, out, arena, iters, warm);
         }
         Optional<Figure> best = out.figures().stream()
                 .filter(f -> f.impl().startsWith("jkompute")).min(Comparator.comparingDouble(Figure::value));
-        best.ifPresent(b -> out.note("fastest jkompute wait strategy here: " + b.impl().replace("jkompute ", "")
+        best.ifPresent(b -> out.note("fastest jkompute configuration here: " + b.impl().replace("jkompute ", "")
                 + String.format(" (p50 %.1f µs)", b.value())));
         out.ratio("p50 best jkompute / raw CUDA launch+sync", best, out.find(METRIC, "raw CUDA launch+sync", 0), 1.2, false,
                 "µs per round trip; lower is better");
         out.ratio("p50 jkompute HYBRID (default) / raw CUDA launch+sync", out.find(METRIC, "jkompute HYBRID", 0),
                 out.find(METRIC, "raw CUDA launch+sync", 0), 1.2, false, "the default wait strategy");
-        out.ratio("p50 best jkompute / raw Vulkan fence spin", best, out.find(METRIC, "raw Vulkan fence spin", 0), Double.NaN,
-                false, "the library's overhead over submit + vkGetFenceStatus polling");
+        out.ratio("p50 jkompute HYBRID / raw Vulkan fence spin", out.find(METRIC, "jkompute HYBRID", 0),
+                out.find(METRIC, "raw Vulkan fence spin", 0), Double.NaN, false,
+                "the library's overhead over submit + vkGetFenceStatus polling, same queue");
+        out.ratio("p50 raw Vulkan fence spin / raw CUDA launch+sync", out.find(METRIC, "raw Vulkan fence spin", 0),
+                out.find(METRIC, "raw CUDA launch+sync", 0), Double.NaN, false, "the driver's floor, no library involved");
         if (ctx.cuda() == null) {
             out.note("raw CUDA rows skipped: " + ctx.cudaMissing());
         }
@@ -94,7 +98,12 @@ public final class LatencySuite implements Suite {
     }
 
     private static void jkompute(Context ctx, Recorder out, Arena arena, int iters, int warm) {
-        Manager mgr = ctx.manager();
+        jkompute(ctx, out, ctx.manager(), "", List.of(WaitStrategy.values()), arena, iters, warm);
+    }
+
+    /** Times {@code eval()} of a recorded tiny dispatch on {@code mgr}'s queue 0 under each strategy. */
+    private static void jkompute(Context ctx, Recorder out, Manager mgr, String suffix, List<WaitStrategy> strategies,
+            Arena arena, int iters, int warm) {
         MemorySegment init = HostData.randomInts(arena, N, ctx.seed());
         try (Tensor t = mgr.tensor(DataType.UINT32, init, new long[] {N}, MemoryType.DEVICE);
                 Algorithm tiny = mgr.algorithm(List.of(t), Shaders.spirv(Shaders.TINY), Workgroup.of(1));
@@ -103,24 +112,30 @@ public final class LatencySuite implements Suite {
             seq.record(new OpAlgoDispatch(tiny));
             seq.eval();
             mgr.eval(new OpSyncLocal(t));
-            if (!out.check("tiny dispatch jkompute", counterCheck(init, t.data(), 1))) {
+            if (!out.check("tiny dispatch jkompute" + suffix, counterCheck(init, t.data(), 1))) {
                 return;
             }
             long total = 1;
-            for (WaitStrategy w : WaitStrategy.values()) {
+            for (WaitStrategy w : strategies) {
                 seq.setWaitStrategy(w);
                 double[] ns = Timing.wall(seq::eval, warm, iters);
                 total += warm + iters;
-                out.figure(METRIC, "jkompute " + w, 0, "µs", micros(ns));
-                ctx.step("latency jkompute " + w);
+                out.figure(METRIC, "jkompute " + w + suffix, 0, "µs", micros(ns));
+                ctx.step("latency jkompute " + w + suffix);
             }
             mgr.eval(new OpSyncLocal(t));
-            out.check("tiny dispatch jkompute, counters after " + total + " evaluations", counterCheck(init, t.data(), total));
+            out.check("tiny dispatch jkompute" + suffix + ", counters after " + total + " evaluations",
+                    counterCheck(init, t.data(), total));
         }
     }
 
     private static void rawVulkan(Context ctx, Recorder out, Arena arena, int iters, int warm) {
-        RawVulkan vk = ctx.vulkan();
+        rawVulkan(ctx, out, ctx.vulkan(), "", true, arena, iters, warm);
+    }
+
+    /** Times submit + fence wait of a recorded tiny dispatch: spinning, and blocking when {@code block}. */
+    private static void rawVulkan(Context ctx, Recorder out, RawVulkan vk, String suffix, boolean block, Arena arena,
+            int iters, int warm) {
         MemorySegment init = HostData.randomInts(arena, N, ctx.seed());
         long bytes = N * 4L;
         try {
@@ -133,7 +148,7 @@ public final class LatencySuite implements Suite {
                 vk.hostBarrier(c);
             });
             vk.submitAndWait();
-            if (!out.check("tiny dispatch raw Vulkan", counterCheck(init, staging.mapped(), 1))) {
+            if (!out.check("tiny dispatch raw Vulkan" + suffix, counterCheck(init, staging.mapped(), 1))) {
                 return;
             }
             vk.record(c -> tiny.dispatch(c, null, 1));
@@ -141,23 +156,51 @@ public final class LatencySuite implements Suite {
                 vk.submit();
                 vk.waitSpin();
             }, warm, iters);
-            out.figure(METRIC, "raw Vulkan fence spin", 0, "µs", micros(spin));
-            ctx.step("latency raw Vulkan spin");
-            double[] block = Timing.wall(() -> {
-                vk.submit();
-                vk.waitBlock();
-            }, warm, iters);
-            out.figure(METRIC, "raw Vulkan fence block", 0, "µs", micros(block));
-            ctx.step("latency raw Vulkan block");
-            long total = 1 + 2L * (warm + iters);
+            out.figure(METRIC, "raw Vulkan fence spin" + suffix, 0, "µs", micros(spin));
+            ctx.step("latency raw Vulkan spin" + suffix);
+            long total = 1 + warm + iters;
+            if (block) {
+                double[] blocked = Timing.wall(() -> {
+                    vk.submit();
+                    vk.waitBlock();
+                }, warm, iters);
+                out.figure(METRIC, "raw Vulkan fence block" + suffix, 0, "µs", micros(blocked));
+                ctx.step("latency raw Vulkan block" + suffix);
+                total += warm + iters;
+            }
             vk.record(c -> {
                 vk.copy(c, b, staging, bytes);
                 vk.hostBarrier(c);
             });
             vk.submitAndWait();
-            out.check("tiny dispatch raw Vulkan, counters after " + total + " submits", counterCheck(init, staging.mapped(), total));
+            out.check("tiny dispatch raw Vulkan" + suffix + ", counters after " + total + " submits",
+                    counterCheck(init, staging.mapped(), total));
         } finally {
             vk.freeAll();
+        }
+    }
+
+    /**
+     * The same round trip on a compute-only queue family, where the device has one besides the family jkompute picks
+     * by default: on NVIDIA the default is the graphics+compute family 0, and the project's H200 measurements found the
+     * compute-only family faster to spin on (perf-anchors §0.1).
+     */
+    private static void otherFamily(Context ctx, Recorder out, Arena arena, int iters, int warm) {
+        int used = ctx.vulkan().family();
+        int family = ctx.manager().deviceProperties().queueFamilies().stream()
+                .filter(q -> q.compute() && !q.graphics() && q.index() != used).mapToInt(q -> q.index()).findFirst().orElse(-1);
+        if (family < 0) {
+            out.note("no compute-only queue family besides family " + used + ": the other-family rows were not run");
+            ctx.step("");
+            ctx.step("");
+            return;
+        }
+        String suffix = ", family " + family + " (compute-only)";
+        try (Manager other = new Manager(0, new int[] {family}, List.of())) {
+            jkompute(ctx, out, other, suffix, List.of(WaitStrategy.HYBRID), arena, iters, warm);
+        }
+        try (RawVulkan vk = new RawVulkan(16, family, false)) {
+            rawVulkan(ctx, out, vk, suffix, false, arena, iters, warm);
         }
     }
 

@@ -2,6 +2,7 @@ package io.jkompute.bench.internal;
 
 import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.vulkan.VK10.*;
+import static org.lwjgl.vulkan.VK11.*;
 
 import io.jkompute.JkomputeException;
 import java.lang.foreign.MemorySegment;
@@ -35,6 +36,7 @@ public final class RawVulkan implements AutoCloseable {
     private final float timestampPeriod;
     private final VkPhysicalDeviceMemoryProperties memProps;
     private final String name;
+    private final boolean deviceAddress;
     private final List<AutoCloseable> owned = new ArrayList<>();
     private final PointerBuffer submitCmds;
     private final VkSubmitInfo submitInfo;
@@ -157,10 +159,20 @@ public final class RawVulkan implements AutoCloseable {
     }
 
     public RawVulkan(int queryCapacity) {
+        this(queryCapacity, -1, false);
+    }
+
+    /**
+     * @param family        queue family to use, or -1 for the first with compute (the one jkompute picks)
+     * @param deviceAddress enable the Vulkan 1.2 {@code bufferDeviceAddress} feature (as jkompute does where it
+     *                      exists), so buffers can be made with device-address memory; throws if unsupported
+     */
+    public RawVulkan(int queryCapacity, int family, boolean deviceAddress) {
         this.queryCapacity = queryCapacity;
+        this.deviceAddress = deviceAddress;
         try (MemoryStack s = stackPush()) {
             VkApplicationInfo app = VkApplicationInfo.calloc(s).sType$Default().pApplicationName(s.UTF8("raw-baseline"))
-                    .apiVersion(VK_MAKE_API_VERSION(0, 1, 1, 0));
+                    .apiVersion(deviceAddress ? VK_MAKE_API_VERSION(0, 1, 2, 0) : VK_MAKE_API_VERSION(0, 1, 1, 0));
             PointerBuffer pp = s.mallocPointer(1);
             check(vkCreateInstance(VkInstanceCreateInfo.calloc(s).sType$Default().pApplicationInfo(app), null, pp),
                     "vkCreateInstance");
@@ -180,22 +192,35 @@ public final class RawVulkan implements AutoCloseable {
             vkGetPhysicalDeviceQueueFamilyProperties(physical, n, null);
             VkQueueFamilyProperties.Buffer qf = VkQueueFamilyProperties.calloc(n.get(0), s);
             vkGetPhysicalDeviceQueueFamilyProperties(physical, n, qf);
-            int f = -1;
+            int f = family;
             for (int i = 0; i < qf.capacity() && f < 0; i++) {
                 if ((qf.get(i).queueFlags() & VK_QUEUE_COMPUTE_BIT) != 0) f = i;
             }
-            family = f;
+            if (f >= qf.capacity() || (qf.get(f).queueFlags() & VK_QUEUE_COMPUTE_BIT) == 0) {
+                vkDestroyInstance(instance, null);
+                throw new JkomputeException("queue family " + family + " of " + name + " has no compute queue");
+            }
+            this.family = f;
             VkDeviceQueueCreateInfo.Buffer qci = VkDeviceQueueCreateInfo.calloc(1, s);
-            qci.get(0).sType$Default().queueFamilyIndex(family).pQueuePriorities(s.floats(1f));
-            check(vkCreateDevice(physical, VkDeviceCreateInfo.calloc(s).sType$Default().pQueueCreateInfos(qci), null, pp),
-                    "vkCreateDevice");
-            device = new VkDevice(pp.get(0), physical, VkDeviceCreateInfo.calloc(s).sType$Default().pQueueCreateInfos(qci));
-            vkGetDeviceQueue(device, family, 0, pp);
+            qci.get(0).sType$Default().queueFamilyIndex(this.family).pQueuePriorities(s.floats(1f));
+            VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(s).sType$Default().pQueueCreateInfos(qci);
+            if (deviceAddress) {
+                VkPhysicalDeviceBufferDeviceAddressFeatures bda = VkPhysicalDeviceBufferDeviceAddressFeatures.calloc(s).sType$Default();
+                vkGetPhysicalDeviceFeatures2(physical, VkPhysicalDeviceFeatures2.calloc(s).sType$Default().pNext(bda));
+                if (!bda.bufferDeviceAddress()) {
+                    vkDestroyInstance(instance, null);
+                    throw new JkomputeException(name + " lacks bufferDeviceAddress");
+                }
+                dci.pNext(VkPhysicalDeviceBufferDeviceAddressFeatures.calloc(s).sType$Default().bufferDeviceAddress(true));
+            }
+            check(vkCreateDevice(physical, dci, null, pp), "vkCreateDevice");
+            device = new VkDevice(pp.get(0), physical, dci, deviceAddress ? VK_MAKE_API_VERSION(0, 1, 2, 0) : VK_MAKE_API_VERSION(0, 1, 1, 0));
+            vkGetDeviceQueue(device, this.family, 0, pp);
             queue = new VkQueue(pp.get(0), device);
             memProps = VkPhysicalDeviceMemoryProperties.malloc();
             vkGetPhysicalDeviceMemoryProperties(physical, memProps);
             LongBuffer lp = s.mallocLong(1);
-            check(vkCreateCommandPool(device, VkCommandPoolCreateInfo.calloc(s).sType$Default().queueFamilyIndex(family)
+            check(vkCreateCommandPool(device, VkCommandPoolCreateInfo.calloc(s).sType$Default().queueFamilyIndex(this.family)
                     .flags(VK_COMMAND_POOL_CREATE_RESET_COMMAND_BUFFER_BIT), null, lp), "vkCreateCommandPool");
             pool = lp.get(0);
             check(vkAllocateCommandBuffers(device, VkCommandBufferAllocateInfo.calloc(s).sType$Default().commandPool(pool)
@@ -212,6 +237,10 @@ public final class RawVulkan implements AutoCloseable {
         fenceBuf = MemoryUtil.memAllocLong(1).put(0, fence);
     }
 
+    public int family() {
+        return family;
+    }
+
     public String deviceName() {
         return name;
     }
@@ -220,19 +249,42 @@ public final class RawVulkan implements AutoCloseable {
         return timestampPeriod;
     }
 
+    /** How a device-local buffer's memory is allocated, for the copy-path probe. */
+    public enum Alloc {
+        /** vkAllocateMemory with nothing chained. */
+        PLAIN,
+        /** VkMemoryDedicatedAllocateInfo naming the buffer (what VMA does for large buffers). */
+        DEDICATED,
+        /** VkMemoryAllocateFlagsInfo with DEVICE_ADDRESS (what VMA does for every allocation when jkompute enables bufferDeviceAddress). */
+        DEVICE_ADDRESS
+    }
+
     /** A device-local buffer, or a host-visible coherent one (preferring host-cached, not device-local) mapped. */
     public Buffer buffer(long bytes, boolean hostVisible) {
+        return buffer(bytes, hostVisible, Alloc.PLAIN);
+    }
+
+    public Buffer buffer(long bytes, boolean hostVisible, Alloc alloc) {
+        if (alloc == Alloc.DEVICE_ADDRESS && !deviceAddress) {
+            throw new IllegalStateException("device-address memory needs a RawVulkan made with deviceAddress = true");
+        }
         try (MemoryStack s = stackPush()) {
             LongBuffer lp = s.mallocLong(1);
-            check(vkCreateBuffer(device, VkBufferCreateInfo.calloc(s).sType$Default().size(bytes)
-                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+            int usage = VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT;
+            if (alloc == Alloc.DEVICE_ADDRESS) usage |= VK12.VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT;
+            check(vkCreateBuffer(device, VkBufferCreateInfo.calloc(s).sType$Default().size(bytes).usage(usage)
                     .sharingMode(VK_SHARING_MODE_EXCLUSIVE), null, lp), "vkCreateBuffer");
             long buf = lp.get(0);
             VkMemoryRequirements req = VkMemoryRequirements.calloc(s);
             vkGetBufferMemoryRequirements(device, buf, req);
             int type = hostVisible ? hostType(req.memoryTypeBits()) : deviceType(req.memoryTypeBits());
-            int r = vkAllocateMemory(device, VkMemoryAllocateInfo.calloc(s).sType$Default().allocationSize(req.size())
-                    .memoryTypeIndex(type), null, lp);
+            VkMemoryAllocateInfo mai = VkMemoryAllocateInfo.calloc(s).sType$Default().allocationSize(req.size()).memoryTypeIndex(type);
+            if (alloc == Alloc.DEDICATED) {
+                mai.pNext(VkMemoryDedicatedAllocateInfo.calloc(s).sType$Default().buffer(buf));
+            } else if (alloc == Alloc.DEVICE_ADDRESS) {
+                mai.pNext(VkMemoryAllocateFlagsInfo.calloc(s).sType$Default().flags(VK12.VK_MEMORY_ALLOCATE_DEVICE_ADDRESS_BIT));
+            }
+            int r = vkAllocateMemory(device, mai, null, lp);
             if (r != VK_SUCCESS) {
                 vkDestroyBuffer(device, buf, null);
                 check(r, "vkAllocateMemory(" + bytes + ")");
@@ -348,6 +400,73 @@ public final class RawVulkan implements AutoCloseable {
         }
         check(r, "vkGetFenceStatus");
         check(vkResetFences(device, fenceBuf), "vkResetFences");
+    }
+
+    /**
+     * One more command buffer with its own fence, for work shaped like several jkompute sequences in flight at once.
+     * Freed with the buffers by {@link #freeAll()}.
+     */
+    public final class Recording implements AutoCloseable {
+        final VkCommandBuffer commands;
+        final long ownFence;
+        private final VkSubmitInfo info;
+        private final PointerBuffer cmds;
+        private final LongBuffer fences;
+        private boolean closed;
+
+        Recording() {
+            try (MemoryStack s = stackPush()) {
+                PointerBuffer pp = s.mallocPointer(1);
+                LongBuffer lp = s.mallocLong(1);
+                check(vkAllocateCommandBuffers(device, VkCommandBufferAllocateInfo.calloc(s).sType$Default().commandPool(pool)
+                        .level(VK_COMMAND_BUFFER_LEVEL_PRIMARY).commandBufferCount(1), pp), "vkAllocateCommandBuffers");
+                commands = new VkCommandBuffer(pp.get(0), device);
+                check(vkCreateFence(device, VkFenceCreateInfo.calloc(s).sType$Default(), null, lp), "vkCreateFence");
+                ownFence = lp.get(0);
+            }
+            cmds = MemoryUtil.memAllocPointer(1).put(0, commands);
+            info = VkSubmitInfo.calloc().sType$Default().pCommandBuffers(cmds);
+            fences = MemoryUtil.memAllocLong(1).put(0, ownFence);
+        }
+
+        public void record(Consumer<VkCommandBuffer> body) {
+            try (MemoryStack s = stackPush()) {
+                check(vkBeginCommandBuffer(commands, VkCommandBufferBeginInfo.calloc(s).sType$Default()), "vkBeginCommandBuffer");
+            }
+            body.accept(commands);
+            check(vkEndCommandBuffer(commands), "vkEndCommandBuffer");
+        }
+
+        public void submit() {
+            check(vkQueueSubmit(queue, info, ownFence), "vkQueueSubmit");
+        }
+
+        /** Busy-polls this recording's fence, then resets it. */
+        public void waitSpin() {
+            int r;
+            while ((r = vkGetFenceStatus(device, ownFence)) == VK_NOT_READY) {
+                Thread.onSpinWait();
+            }
+            check(r, "vkGetFenceStatus");
+            check(vkResetFences(device, fences), "vkResetFences");
+        }
+
+        @Override
+        public void close() {
+            if (closed) return;
+            closed = true;
+            vkFreeCommandBuffers(device, pool, commands);
+            vkDestroyFence(device, ownFence, null);
+            info.free();
+            MemoryUtil.memFree(cmds);
+            MemoryUtil.memFree(fences);
+        }
+    }
+
+    public Recording recording() {
+        Recording r = new Recording();
+        owned.add(r);
+        return r;
     }
 
     /** Frees the buffers and pipelines made so far (they are freed at close anyway). */

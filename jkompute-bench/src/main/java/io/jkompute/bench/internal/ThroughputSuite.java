@@ -37,7 +37,7 @@ public final class ThroughputSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return 2;
+        return 4;
     }
 
     @Override
@@ -76,13 +76,102 @@ public final class ThroughputSuite implements Suite {
         out.check(sequences + " × " + dispatches + " × " + evaluations + " dispatches, every output = " + r.dispatches(),
                 r.correct() ? null : "the output does not hold " + r.dispatches() + " everywhere");
         if (r.correct()) {
-            out.figure("per dispatch", "jkompute", 0, "µs", Summary.of(new double[] {r.microsPerDispatch()}));
-            out.figure("dispatches per second", "jkompute", 0, "1/s", Summary.of(new double[] {1e6 / r.microsPerDispatch()}));
+            out.figure(PER_DISPATCH, JK, 0, "µs", Summary.of(new double[] {r.microsPerDispatch()}));
         }
         long[] heap = r.heapSamples(), rss = r.rssSamples();
         out.note(String.format("%d sequences × %d dispatches × %d evaluations of %,d elements; heap after GC %.1f → %.1f MiB,"
                 + " resident %.1f → %.1f MiB", sequences, dispatches, evaluations, n, heap[0] / 1048576.0,
                 heap[heap.length - 1] / 1048576.0, rss[0] / 1048576.0, rss[rss.length - 1] / 1048576.0));
-        ctx.step("throughput loop");
+        ctx.step("throughput jkompute");
+        gpuTimeJkompute(ctx, out, sequences * dispatches, n);
+        rawVulkan(ctx, out, sequences, dispatches, evaluations, n);
+        ctx.step("throughput raw Vulkan");
+        out.ratio("per dispatch jkompute / raw Vulkan, same shape", out.find(PER_DISPATCH, JK, 0), out.find(PER_DISPATCH, VK, 0),
+                Double.NaN, false, "µs per dispatch, wall; lower is better");
+        out.ratio("GPU time per dispatch jkompute / raw Vulkan", out.find(GPU_TIME, JK, 0), out.find(GPU_TIME, VK, 0),
+                Double.NaN, false, "the floor: the GPU's own time per barrier + dispatch");
+    }
+
+    static final String PER_DISPATCH = "per dispatch, wall", GPU_TIME = "per dispatch, GPU time";
+    static final String JK = "jkompute", VK = "raw Vulkan";
+
+    private static Algorithm addAlgorithm(Manager mgr, Tensor a, Tensor b, Tensor o, int n) {
+        return mgr.algorithm(List.of(a, b, o), Shader.compile(DispatchLoop.SHADER), Workgroup.covering(n, 256), Constants.NONE,
+                Constants.uints(n));
+    }
+
+    /** The GPU's own time per dispatch: {@code count} recorded dispatches timed with timestamps, no host in between. */
+    private static void gpuTimeJkompute(Context ctx, Recorder out, int count, int n) {
+        Manager mgr = ctx.manager();
+        try (Tensor a = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
+                Tensor b = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
+                Tensor o = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
+                Algorithm add = addAlgorithm(mgr, a, b, o, n)) {
+            double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(add)), count, ctx.quick() ? 2 : 5);
+            out.figure(GPU_TIME, JK, 0, "µs", micros(ns));
+        }
+        ctx.step("throughput GPU time");
+    }
+
+    private static Summary micros(double[] ns) {
+        for (int i = 0; i < ns.length; i++) ns[i] /= 1e3;
+        return Summary.of(ns);
+    }
+
+    /**
+     * The same shape in raw Vulkan: one command buffer and fence per "sequence", each holding {@code dispatches}
+     * barrier + dispatch pairs; per evaluation every command buffer is submitted, then every fence is spun on.
+     */
+    private static void rawVulkan(Context ctx, Recorder out, int sequences, int dispatches, int evaluations, int n) {
+        RawVulkan vk = ctx.vulkan();
+        long bytes = n * 4L;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ones = arena.allocate(bytes);
+            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
+            MemorySegment zeros = arena.allocate(bytes);
+            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
+            RawVulkan.Buffer staging = vk.buffer(bytes, true);
+            BandwidthSuite.upload(vk, staging, ones, a, bytes);
+            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
+            BandwidthSuite.upload(vk, staging, zeros, o, bytes);
+            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
+            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
+            int groups = Workgroup.covering(n, 256).x();
+            List<RawVulkan.Recording> recs = new java.util.ArrayList<>();
+            for (int s = 0; s < sequences; s++) {
+                RawVulkan.Recording rec = vk.recording();
+                rec.record(c -> {
+                    for (int d = 0; d < dispatches; d++) add.dispatch(c, push, groups);
+                });
+                recs.add(rec);
+            }
+            Runnable evaluation = () -> {
+                for (RawVulkan.Recording rec : recs) rec.submit();
+                for (RawVulkan.Recording rec : recs) rec.waitSpin();
+            };
+            evaluation.run();
+            long t0 = System.nanoTime();
+            for (int e = 0; e < evaluations; e++) evaluation.run();
+            double micros = (System.nanoTime() - t0) / 1e3 / ((double) sequences * dispatches * evaluations);
+            int reps = sequences * dispatches;
+            double[] gpu = Timing.vulkan(vk, c -> add.dispatch(c, push, groups), reps, ctx.quick() ? 2 : 5);
+            long expected = (long) sequences * dispatches * (evaluations + 1) + (long) reps * (1 + (ctx.quick() ? 2 : 5));
+            vk.record(c -> {
+                vk.copy(c, o, staging, bytes);
+                vk.hostBarrier(c);
+            });
+            vk.submitAndWait();
+            String failure = null;
+            for (int i = 0; i < n && failure == null; i++) {
+                long got = Integer.toUnsignedLong(staging.mapped().getAtIndex(JAVA_INT, i));
+                if (got != expected) failure = "element " + i + " is " + got + ", expected " + expected;
+            }
+            if (out.check("raw Vulkan, same shape, every output = " + expected, failure)) {
+                out.figure(PER_DISPATCH, VK, 0, "µs", Summary.of(new double[] {micros}));
+                out.figure(GPU_TIME, VK, 0, "µs", micros(gpu));
+            }
+        } finally {
+            vk.freeAll();
+        }
     }
 }

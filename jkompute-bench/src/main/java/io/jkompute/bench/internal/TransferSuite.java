@@ -21,6 +21,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class TransferSuite implements Suite {
     static final String H2D = "host→device", D2H = "device→host", FROM_ARRAY = "float[]→device";
+    static final String JK_PARALLEL = "jkompute + parallel host copy";
     static final String JK = "jkompute", VK = "raw Vulkan staging", CU = "raw CUDA pinned";
 
     @Override
@@ -70,6 +71,8 @@ public final class TransferSuite implements Suite {
                 true, "the library's overhead over the same copy");
         out.ratio("setData(float[]) + OpSyncDevice / pinned cuMemcpyHtoD" + at, out.find(FROM_ARRAY, JK, top),
                 out.find(H2D, CU, top), Double.NaN, true, "what a caller holding a Java array gets");
+        out.ratio("parallel host copy + OpSyncDevice / pinned cuMemcpyHtoD" + at, out.find(FROM_ARRAY, JK_PARALLEL, top),
+                out.find(H2D, CU, top), Double.NaN, true, "what a multi-threaded setData would give");
     }
 
     private static void jkompute(Context ctx, Recorder out, MemorySegment src, long bytes) {
@@ -95,6 +98,22 @@ public final class TransferSuite implements Suite {
                 t.setData(array);
                 up.eval();
             }, 1, reps), bytes));
+            // what a multi-threaded setData would give (a proposal for the core, measured here without touching it)
+            MemorySegment heap = MemorySegment.ofArray(array);
+            MemorySegment staging = t.data();
+            long chunk = Math.max(1L << 20, (bytes / Runtime.getRuntime().availableProcessors() + 63) & ~63L);
+            int chunks = (int) ((bytes + chunk - 1) / chunk);
+            out.figure(FROM_ARRAY, JK_PARALLEL, bytes, "GB/s", Timing.rate(Timing.wall(() -> {
+                java.util.stream.IntStream.range(0, chunks).parallel().forEach(i -> {
+                    long off = i * chunk;
+                    MemorySegment.copy(heap, off, staging, off, Math.min(chunk, bytes - off));
+                });
+                up.eval();
+            }, 1, reps), bytes));
+            up.eval();
+            t.data().fill((byte) 0);
+            down.eval();
+            out.check("parallel host copy " + label, HostData.checkEqual(src, t.data(), bytes));
         }
     }
 
