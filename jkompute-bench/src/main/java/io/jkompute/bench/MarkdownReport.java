@@ -2,9 +2,21 @@ package io.jkompute.bench;
 
 import java.util.List;
 
-/** {@code BENCHMARKS.md}: the device and date, how to reproduce, the ratio table, then every suite's tables. */
+/**
+ * {@code BENCHMARKS.md}: the device and date, how to reproduce, the ratio table, then every suite's tables. A file
+ * regenerated with {@link #merge} keeps whatever follows the {@link #KEEP} marker (the hand-written analysis).
+ */
 public final class MarkdownReport {
     private MarkdownReport() {}
+
+    /** Everything after this line in an existing file survives regeneration. */
+    public static final String KEEP = "<!-- hand-written below: kept when the command regenerates this file -->";
+
+    /** The generated text, followed by the marker and what followed it in {@code existing} (if it had the marker). */
+    public static String merge(String generated, String existing) {
+        int at = existing == null ? -1 : existing.indexOf(KEEP);
+        return at < 0 ? generated : generated + "\n" + existing.substring(at);
+    }
 
     public static String render(Report r) {
         Environment e = r.environment();

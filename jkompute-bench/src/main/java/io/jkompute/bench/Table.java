@@ -13,38 +13,35 @@ import java.util.Set;
 public record Table(String title, List<String> header, List<List<String>> rows) {
 
     /**
-     * A suite's figures: sized figures pivot to one row per (metric, size) and one column per implementation
+     * A suite's figures: sized figures make one table per metric, one row per size and one column per implementation
      * (medians); unsized ones list one row per (metric, implementation) with their percentiles.
      */
     public static List<Table> of(SuiteResult s) {
         List<Table> out = new ArrayList<>();
         List<Figure> sized = s.figures().stream().filter(f -> f.bytes() > 0).toList();
         List<Figure> plain = s.figures().stream().filter(f -> f.bytes() == 0).toList();
-        if (!sized.isEmpty()) {
+        Set<String> metrics = new LinkedHashSet<>();
+        sized.forEach(f -> metrics.add(f.metric()));
+        for (String m : metrics) {
+            List<Figure> fs = sized.stream().filter(f -> f.metric().equals(m)).toList();
             Set<String> impls = new LinkedHashSet<>();
-            Set<String> metrics = new LinkedHashSet<>();
             Set<Long> sizes = new java.util.TreeSet<>();
-            sized.forEach(f -> {
+            fs.forEach(f -> {
                 impls.add(f.impl());
-                metrics.add(f.metric());
                 sizes.add(f.bytes());
             });
-            List<String> header = new ArrayList<>(List.of("kernel", "size"));
-            impls.forEach(i -> header.add(i + " " + sized.get(0).unit()));
+            List<String> header = new ArrayList<>(List.of("size"));
+            impls.forEach(i -> header.add(i));
             List<List<String>> rows = new ArrayList<>();
-            for (String m : metrics) {
-                for (long b : sizes) {
-                    List<String> row = new ArrayList<>(List.of(m, BenchOptions.formatBytes(b)));
-                    boolean any = false;
-                    for (String i : impls) {
-                        var f = sized.stream().filter(x -> x.metric().equals(m) && x.impl().equals(i) && x.bytes() == b).findFirst();
-                        row.add(f.map(x -> num(x.value()) + " ±" + pct(x.stats().spreadPercent())).orElse("—"));
-                        any |= f.isPresent();
-                    }
-                    if (any) rows.add(row);
+            for (long b : sizes) {
+                List<String> row = new ArrayList<>(List.of(BenchOptions.formatBytes(b)));
+                for (String i : impls) {
+                    var f = fs.stream().filter(x -> x.impl().equals(i) && x.bytes() == b).findFirst();
+                    row.add(f.map(x -> num(x.value()) + " ±" + pct(x.stats().spreadPercent())).orElse("—"));
                 }
+                rows.add(row);
             }
-            out.add(new Table(s.title() + " — medians (± p10–p90 spread)", header, rows));
+            out.add(new Table(s.title() + " — " + m + ", " + fs.get(0).unit() + " (median ± p10–p90 spread)", header, rows));
         }
         if (!plain.isEmpty()) {
             List<List<String>> rows = new ArrayList<>();

@@ -71,6 +71,14 @@ class ReportPartsTest {
     }
 
     @Test
+    void markdownRegenerationKeepsTheHandWrittenPart() {
+        String old = "# old tables\n" + MarkdownReport.KEEP + "\n## Analysis\nkept\n";
+        assertEquals("# new\n\n" + MarkdownReport.KEEP + "\n## Analysis\nkept\n", MarkdownReport.merge("# new\n", old));
+        assertEquals("# new\n", MarkdownReport.merge("# new\n", "# no marker\n"));
+        assertEquals("# new\n", MarkdownReport.merge("# new\n", null));
+    }
+
+    @Test
     void jsonStringsAreEscaped() {
         assertEquals("\"a\\\"b\\\\c\\nd\\u0001\"", JsonReport.str("a\"b\\c\nd\u0001"));
         assertEquals("null", JsonReport.num(Double.NaN));

@@ -42,7 +42,8 @@ final class BenchCommand implements Callable<Integer> {
     @Option(names = "--report", paramLabel = "DIR", description = "write bench.json, index.html (charts) and BENCHMARKS.md")
     Path report;
 
-    @Option(names = "--markdown", paramLabel = "FILE", description = "write the Markdown table (e.g. BENCHMARKS.md)")
+    @Option(names = "--markdown", paramLabel = "FILE",
+            description = "write the Markdown tables (e.g. BENCHMARKS.md), keeping a hand-written part after its marker")
     Path markdown;
 
     @Option(names = "--enforce-targets", description = "exit 2 when a ratio misses its target of issue 5")
@@ -61,7 +62,8 @@ final class BenchCommand implements Callable<Integer> {
             write(json, JsonReport.render(r));
         }
         if (markdown != null) {
-            write(markdown, MarkdownReport.render(r));
+            String existing = Files.exists(markdown) ? Files.readString(markdown) : null;
+            write(markdown, MarkdownReport.merge(MarkdownReport.render(r), existing));
         }
         if (report != null) {
             Files.createDirectories(report);

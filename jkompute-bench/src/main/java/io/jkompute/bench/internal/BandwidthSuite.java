@@ -84,6 +84,11 @@ public final class BandwidthSuite implements Suite {
         if (ctx.vulkanDeviceAddress() == null) {
             out.note("device-address copy probe skipped: " + ctx.deviceAddressMissing());
         }
+        RawVulkan vk = ctx.vulkan();
+        StringBuilder types = new StringBuilder("copy probe: the plain " + VK_COPYCMD + " row uses memory type "
+                + vk.defaultDeviceType() + "; device-local types here:");
+        vk.deviceLocalTypes().forEach((i, t) -> types.append(" ").append(i).append(" = ").append(t).append(";"));
+        out.note(types.toString());
         long top = sizes[sizes.length - 1];
         for (long b : sizes) {
             if (out.find("saxpy", JK, b).isPresent()) top = b;
@@ -193,18 +198,27 @@ public final class BandwidthSuite implements Suite {
      * with the device-address flag on a device with {@code bufferDeviceAddress} enabled (jkompute enables it).
      */
     private static void copyProbe(Context ctx, Recorder out, MemorySegment y, long bytes) {
-        probeCopy(ctx, out, ctx.vulkan(), RawVulkan.Alloc.DEDICATED, VK_COPYCMD + ", dedicated", y, bytes);
+        RawVulkan vk = ctx.vulkan();
+        probeCopy(ctx, out, vk, RawVulkan.Alloc.DEDICATED, -1, "dedicated", y, bytes);
         RawVulkan bda = ctx.vulkanDeviceAddress();
         if (bda != null) {
-            probeCopy(ctx, out, bda, RawVulkan.Alloc.PLAIN, VK_COPYCMD + ", BDA device", y, bytes);
-            probeCopy(ctx, out, bda, RawVulkan.Alloc.DEVICE_ADDRESS, VK_COPYCMD + ", BDA memory", y, bytes);
+            probeCopy(ctx, out, bda, RawVulkan.Alloc.DEVICE_ADDRESS, -1, "device-address", y, bytes);
+        }
+        int usual = vk.defaultDeviceType();
+        for (var t : vk.deviceLocalTypes().entrySet()) {
+            if (t.getKey() != usual) {
+                probeCopy(ctx, out, vk, RawVulkan.Alloc.PLAIN, t.getKey(), "memory type " + t.getKey(), y, bytes);
+            }
         }
     }
 
-    private static void probeCopy(Context ctx, Recorder out, RawVulkan vk, RawVulkan.Alloc alloc, String impl,
+    /** The probe's rows, and a note naming the memory types (once). */
+    static final String PROBE = "copy probe (vkCmdCopyBuffer, raw Vulkan)";
+
+    private static void probeCopy(Context ctx, Recorder out, RawVulkan vk, RawVulkan.Alloc alloc, int memoryType, String impl,
             MemorySegment y, long bytes) {
         try {
-            RawVulkan.Buffer src = vk.buffer(bytes, false, alloc), dst = vk.buffer(bytes, false, alloc);
+            RawVulkan.Buffer src = vk.buffer(bytes, false, alloc, memoryType), dst = vk.buffer(bytes, false, alloc, memoryType);
             RawVulkan.Buffer staging = vk.buffer(bytes, true);
             upload(vk, staging, y, src, bytes);
             staging.mapped().fill((byte) 0);
@@ -216,7 +230,7 @@ public final class BandwidthSuite implements Suite {
             vk.submitAndWait();
             if (out.check("copy " + formatBytes(bytes) + " " + impl, HostData.checkEqual(y, staging.mapped(), bytes))) {
                 double[] ns = Timing.vulkan(vk, c -> vk.copy(c, src, dst, bytes), reps(ctx), rounds(ctx));
-                out.figure("copy", impl, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
+                out.figure(PROBE, impl, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         } finally {
             vk.freeAll();

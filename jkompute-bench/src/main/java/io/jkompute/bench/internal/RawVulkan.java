@@ -265,6 +265,46 @@ public final class RawVulkan implements AutoCloseable {
     }
 
     public Buffer buffer(long bytes, boolean hostVisible, Alloc alloc) {
+        return buffer(bytes, hostVisible, alloc, -1);
+    }
+
+    /** Device-local memory types (indices) a storage/transfer buffer can live in, with their flags as text. */
+    public java.util.Map<Integer, String> deviceLocalTypes() {
+        java.util.Map<Integer, String> out = new java.util.LinkedHashMap<>();
+        int bits = bufferTypeBits();
+        for (int i = 0; i < memProps.memoryTypeCount(); i++) {
+            int f = memProps.memoryTypes(i).propertyFlags();
+            if ((bits & (1 << i)) != 0 && (f & VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT) != 0) {
+                out.put(i, "DEVICE_LOCAL" + ((f & VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT) != 0 ? "|HOST_VISIBLE" : "")
+                        + ((f & VK_MEMORY_PROPERTY_HOST_COHERENT_BIT) != 0 ? "|HOST_COHERENT" : "")
+                        + ((f & VK_MEMORY_PROPERTY_HOST_CACHED_BIT) != 0 ? "|HOST_CACHED" : "")
+                        + ", heap " + memProps.memoryTypes(i).heapIndex());
+            }
+        }
+        return out;
+    }
+
+    /** The memory type {@link #buffer(long, boolean)} picks for device-local buffers. */
+    public int defaultDeviceType() {
+        return deviceType(bufferTypeBits());
+    }
+
+    /** memoryTypeBits of a storage/transfer buffer like the ones this class makes. */
+    private int bufferTypeBits() {
+        try (MemoryStack s = stackPush()) {
+            LongBuffer lp = s.mallocLong(1);
+            check(vkCreateBuffer(device, VkBufferCreateInfo.calloc(s).sType$Default().size(65536)
+                    .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT)
+                    .sharingMode(VK_SHARING_MODE_EXCLUSIVE), null, lp), "vkCreateBuffer");
+            VkMemoryRequirements req = VkMemoryRequirements.calloc(s);
+            vkGetBufferMemoryRequirements(device, lp.get(0), req);
+            vkDestroyBuffer(device, lp.get(0), null);
+            return req.memoryTypeBits();
+        }
+    }
+
+    /** A device-local buffer in the given memory type (-1: the default choice). */
+    public Buffer buffer(long bytes, boolean hostVisible, Alloc alloc, int memoryType) {
         if (alloc == Alloc.DEVICE_ADDRESS && !deviceAddress) {
             throw new IllegalStateException("device-address memory needs a RawVulkan made with deviceAddress = true");
         }
@@ -277,7 +317,8 @@ public final class RawVulkan implements AutoCloseable {
             long buf = lp.get(0);
             VkMemoryRequirements req = VkMemoryRequirements.calloc(s);
             vkGetBufferMemoryRequirements(device, buf, req);
-            int type = hostVisible ? hostType(req.memoryTypeBits()) : deviceType(req.memoryTypeBits());
+            int type = hostVisible ? hostType(req.memoryTypeBits())
+                    : memoryType >= 0 ? memoryType : deviceType(req.memoryTypeBits());
             VkMemoryAllocateInfo mai = VkMemoryAllocateInfo.calloc(s).sType$Default().allocationSize(req.size()).memoryTypeIndex(type);
             if (alloc == Alloc.DEDICATED) {
                 mai.pNext(VkMemoryDedicatedAllocateInfo.calloc(s).sType$Default().buffer(buf));
