@@ -44,14 +44,6 @@ public final class BandwidthSuite implements Suite {
         return ctx.options().sizes().length * 4;
     }
 
-    private static int reps(Context ctx) {
-        return ctx.quick() ? 3 : 10;
-    }
-
-    private static int rounds(Context ctx) {
-        return ctx.quick() ? 2 : 5;
-    }
-
     @Override
     public void run(Context ctx, Recorder out) {
         byte[] saxpy = Shaders.spirv(Shaders.SAXPY), copy = Shaders.spirv(Shaders.COPY);
@@ -124,18 +116,18 @@ public final class BandwidthSuite implements Suite {
             mgr.eval(new OpSyncDevice(tx, ty));
             mgr.eval(new OpAlgoDispatch(sax), new OpSyncLocal(to));
             if (out.check("saxpy " + label, HostData.checkSaxpy(a, x, y, to.data(), n))) {
-                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(sax)), reps(ctx), rounds(ctx));
+                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(sax)), ctx.reps(), ctx.rounds());
                 out.figure("saxpy", JK, bytes, "GB/s", Timing.rate(ns, 3 * bytes));
             }
             mgr.eval(new OpAlgoDispatch(cp), new OpSyncLocal(to));
             if (out.check("copy " + label, HostData.checkEqual(x, to.data(), bytes))) {
-                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(cp)), reps(ctx), rounds(ctx));
+                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(cp)), ctx.reps(), ctx.rounds());
                 out.figure("copy", JK, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
             // OpCopy from y so that a copy that does nothing cannot pass on the previous result
             mgr.eval(new OpCopy(ty, to), new OpSyncLocal(to));
             if (out.check("copy " + formatBytes(bytes) + " " + JK_OPCOPY, HostData.checkEqual(y, to.data(), bytes))) {
-                double[] ns = Timing.jkompute(mgr, List.of(new OpCopy(ty, to)), reps(ctx), rounds(ctx));
+                double[] ns = Timing.jkompute(mgr, List.of(new OpCopy(ty, to)), ctx.reps(), ctx.rounds());
                 out.figure("copy", JK_OPCOPY, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         }
@@ -164,7 +156,7 @@ public final class BandwidthSuite implements Suite {
             });
             vk.submitAndWait();
             if (out.check("saxpy " + label, HostData.checkSaxpy(a, x, y, staging.mapped(), n))) {
-                double[] ns = Timing.vulkan(vk, c -> sax.dispatch(c, saxPush, groups), reps(ctx), rounds(ctx));
+                double[] ns = Timing.vulkan(vk, c -> sax.dispatch(c, saxPush, groups), ctx.reps(), ctx.rounds());
                 out.figure("saxpy", VK, bytes, "GB/s", Timing.rate(ns, 3 * bytes));
             }
             vk.record(c -> {
@@ -174,7 +166,7 @@ public final class BandwidthSuite implements Suite {
             });
             vk.submitAndWait();
             if (out.check("copy " + label, HostData.checkEqual(x, staging.mapped(), bytes))) {
-                double[] ns = Timing.vulkan(vk, c -> cp.dispatch(c, cpPush, groups), reps(ctx), rounds(ctx));
+                double[] ns = Timing.vulkan(vk, c -> cp.dispatch(c, cpPush, groups), ctx.reps(), ctx.rounds());
                 out.figure("copy", VK, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
             vk.record(c -> {
@@ -184,7 +176,7 @@ public final class BandwidthSuite implements Suite {
             });
             vk.submitAndWait();
             if (out.check("copy " + formatBytes(bytes) + " " + VK_COPYCMD, HostData.checkEqual(y, staging.mapped(), bytes))) {
-                double[] ns = Timing.vulkan(vk, c -> vk.copy(c, by, bo, bytes), reps(ctx), rounds(ctx));
+                double[] ns = Timing.vulkan(vk, c -> vk.copy(c, by, bo, bytes), ctx.reps(), ctx.rounds());
                 out.figure("copy", VK_COPYCMD, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         } finally {
@@ -229,7 +221,7 @@ public final class BandwidthSuite implements Suite {
             });
             vk.submitAndWait();
             if (out.check("copy " + formatBytes(bytes) + " " + impl, HostData.checkEqual(y, staging.mapped(), bytes))) {
-                double[] ns = Timing.vulkan(vk, c -> vk.copy(c, src, dst, bytes), reps(ctx), rounds(ctx));
+                double[] ns = Timing.vulkan(vk, c -> vk.copy(c, src, dst, bytes), ctx.reps(), ctx.rounds());
                 out.figure(PROBE, impl, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         } finally {
@@ -265,19 +257,19 @@ public final class BandwidthSuite implements Suite {
             cu.synchronize();
             cu.copyDtoH(pinned, dout, bytes);
             if (out.check("saxpy " + label, HostData.checkSaxpy(a, x, y, pinned, n))) {
-                out.figure("saxpy", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, sax::launch, reps(ctx), rounds(ctx)), 3 * bytes));
+                out.figure("saxpy", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, sax::launch, ctx.reps(), ctx.rounds()), 3 * bytes));
             }
             cp.launch();
             cu.synchronize();
             cu.copyDtoH(pinned, dout, bytes);
             if (out.check("copy " + label, HostData.checkEqual(x, pinned, bytes))) {
-                out.figure("copy", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, cp::launch, reps(ctx), rounds(ctx)), 2 * bytes));
+                out.figure("copy", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, cp::launch, ctx.reps(), ctx.rounds()), 2 * bytes));
             }
             cu.copyDtoD(dout, dy, bytes);
             cu.synchronize();
             cu.copyDtoH(pinned, dout, bytes);
             if (out.check("copy " + formatBytes(bytes) + " " + CU_MEMCPY, HostData.checkEqual(y, pinned, bytes))) {
-                double[] ns = Timing.cuda(cu, () -> cu.copyDtoD(dout, dy, bytes), reps(ctx), rounds(ctx));
+                double[] ns = Timing.cuda(cu, () -> cu.copyDtoD(dout, dy, bytes), ctx.reps(), ctx.rounds());
                 out.figure("copy", CU_MEMCPY, bytes, "GB/s", Timing.rate(ns, 2 * bytes));
             }
         } finally {

@@ -42,6 +42,16 @@ public final class Context implements AutoCloseable {
         return options.quick();
     }
 
+    /** GPU-timed samples per submission (size sweeps). */
+    int reps() {
+        return quick() ? 3 : 10;
+    }
+
+    /** Submissions per GPU-timed measurement (size sweeps). */
+    int rounds() {
+        return quick() ? 2 : 5;
+    }
+
     long seed() {
         return random.nextLong();
     }

@@ -15,9 +15,7 @@ final class HostData {
         MemorySegment s = arena.allocate(n * 4, 64);
         long x = seed | 1;
         for (long i = 0; i < n; i++) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             s.setAtIndex(JAVA_FLOAT, i, 0.25f + (x >>> 40) * 0x1p-24f);
         }
         return s;
@@ -28,12 +26,17 @@ final class HostData {
         MemorySegment s = arena.allocate(n * 4, 64);
         long x = seed | 1;
         for (long i = 0; i < n; i++) {
-            x ^= x << 13;
-            x ^= x >>> 7;
-            x ^= x << 17;
+            x = xorshift(x);
             s.setAtIndex(JAVA_INT, i, (int) (x >>> 32));
         }
         return s;
+    }
+
+    /** Marsaglia's xorshift64: fast enough to fill a GiB in well under a second, never zero from a non-zero seed. */
+    private static long xorshift(long x) {
+        x ^= x << 13;
+        x ^= x >>> 7;
+        return x ^ (x << 17);
     }
 
     /**

@@ -44,14 +44,6 @@ public final class ReductionSuite implements Suite {
         return ctx.options().sizes().length * 3;
     }
 
-    private static int reps(Context ctx) {
-        return ctx.quick() ? 3 : 10;
-    }
-
-    private static int rounds(Context ctx) {
-        return ctx.quick() ? 2 : 5;
-    }
-
     @Override
     public void run(Context ctx, Recorder out) {
         byte[] partials = Shaders.spirv(Shaders.PARTIALS), finish = Shaders.spirv(Shaders.FINISH);
@@ -104,7 +96,7 @@ public final class ReductionSuite implements Suite {
             MemorySegment.copy(x, 0, tx.data(), 0, bytes);
             mgr.eval(new OpSyncDevice(tx), new OpAlgoDispatch(p), new OpAlgoDispatch(f), new OpSyncLocal(ts));
             if (out.check("sum " + formatBytes(bytes) + " " + JK, HostData.checkSum(ref, ts.toFloatArray()[0], n))) {
-                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(p), new OpAlgoDispatch(f)), reps(ctx), rounds(ctx));
+                double[] ns = Timing.jkompute(mgr, List.of(new OpAlgoDispatch(p), new OpAlgoDispatch(f)), ctx.reps(), ctx.rounds());
                 out.figure("sum", JK, bytes, "GB/s", Timing.rate(ns, bytes));
             }
         }
@@ -135,7 +127,7 @@ public final class ReductionSuite implements Suite {
                 double[] ns = Timing.vulkan(vk, c -> {
                     p.dispatch(c, pPush, groups);
                     f.dispatch(c, fPush, 1);
-                }, reps(ctx), rounds(ctx));
+                }, ctx.reps(), ctx.rounds());
                 out.figure("sum", VK, bytes, "GB/s", Timing.rate(ns, bytes));
             }
         } finally {
@@ -165,7 +157,7 @@ public final class ReductionSuite implements Suite {
             cu.synchronize();
             cu.copyDtoH(pinned, ds, 4);
             if (out.check("sum " + formatBytes(bytes) + " " + CU, HostData.checkSum(ref, pinned.get(JAVA_FLOAT, 0), n))) {
-                out.figure("sum", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, both, reps(ctx), rounds(ctx)), bytes));
+                out.figure("sum", CU, bytes, "GB/s", Timing.rate(Timing.cuda(cu, both, ctx.reps(), ctx.rounds()), bytes));
             }
         } finally {
             cu.freeHost(pinned);

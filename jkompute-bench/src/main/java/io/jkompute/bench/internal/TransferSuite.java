@@ -9,6 +9,7 @@ import io.jkompute.OpSyncDevice;
 import io.jkompute.OpSyncLocal;
 import io.jkompute.Sequence;
 import io.jkompute.Tensor;
+import io.jkompute.WaitStrategy;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 
@@ -21,6 +22,7 @@ import java.lang.foreign.MemorySegment;
  */
 public final class TransferSuite implements Suite {
     static final String H2D = "host→device", D2H = "device→host", FROM_ARRAY = "float[]→device";
+    static final String JK_SPIN = "jkompute, SPIN wait";
     static final String JK_PARALLEL = "jkompute + parallel host copy";
     static final String JK = "jkompute", VK = "raw Vulkan staging", CU = "raw CUDA pinned";
 
@@ -93,6 +95,13 @@ public final class TransferSuite implements Suite {
             }
             out.figure(H2D, JK, bytes, "GB/s", Timing.rate(Timing.wall(up::eval, 1, reps), bytes));
             out.figure(D2H, JK, bytes, "GB/s", Timing.rate(Timing.wall(down::eval, 1, reps), bytes));
+            // the default HYBRID wait blocks after 200 µs; a copy that takes longer pays a thread wake-up
+            up.setWaitStrategy(WaitStrategy.SPIN);
+            down.setWaitStrategy(WaitStrategy.SPIN);
+            out.figure(H2D, JK_SPIN, bytes, "GB/s", Timing.rate(Timing.wall(up::eval, 1, reps), bytes));
+            out.figure(D2H, JK_SPIN, bytes, "GB/s", Timing.rate(Timing.wall(down::eval, 1, reps), bytes));
+            up.setWaitStrategy(WaitStrategy.HYBRID);
+            down.setWaitStrategy(WaitStrategy.HYBRID);
             float[] array = src.toArray(java.lang.foreign.ValueLayout.JAVA_FLOAT);
             out.figure(FROM_ARRAY, JK, bytes, "GB/s", Timing.rate(Timing.wall(() -> {
                 t.setData(array);
