@@ -68,8 +68,8 @@ public final class HtmlReport {
         ymax = niceCeil(ymax);
         double x0 = log2(sizes.first()), x1 = Math.max(x0 + 1, log2(sizes.last()));
         String unit = figs.get(0).unit();
-        StringBuilder sb = svgStart(metric + " — " + unit + " against buffer size");
-        axes(sb, ymax, unit);
+        StringBuilder sb = svgStart(metric + " — " + unit + " against buffer size", H);
+        axes(sb, ymax, unit, H, B);
         for (long b : sizes) {
             double x = L + (log2(b) - x0) / (x1 - x0) * (W - L - R);
             sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%s</text>",
@@ -96,8 +96,8 @@ public final class HtmlReport {
     /** p50 / p90 / p99 bars for each implementation. */
     static String percentileChart(List<Figure> figs) {
         double ymax = niceCeil(figs.stream().mapToDouble(f -> f.stats().p99()).max().orElse(1));
-        StringBuilder sb = svgStart("round-trip latency percentiles (µs)");
-        axes(sb, ymax, "µs");
+        StringBuilder sb = svgStart("round-trip latency percentiles (µs); bars numbered as in the list below", H);
+        axes(sb, ymax, "µs", H, B);
         double slot = (W - L - R) / (double) figs.size();
         String[] names = {"p50", "p90", "p99"};
         for (int i = 0; i < figs.size(); i++) {
@@ -110,31 +110,34 @@ public final class HtmlReport {
                 sb.append(String.format(Locale.ROOT, "<rect x=\"%.1f\" y=\"%.1f\" width=\"%.1f\" height=\"%.1f\" fill=\"%s\"><title>%s %s: %s µs</title></rect>",
                         x, H - B - h, bw - 1, h, COLORS[j], esc(figs.get(i).impl()), names[j], Table.num(v[j])));
             }
-            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"10\" text-anchor=\"middle\">%s</text>",
-                    L + (i + 0.5) * slot, H - B + 14, esc(figs.get(i).impl().replace("jkompute ", "jk ").replace("raw ", ""))));
+            sb.append(String.format(Locale.ROOT, "<text x=\"%.1f\" y=\"%d\" font-size=\"11\" text-anchor=\"middle\">%d</text>",
+                    L + (i + 0.5) * slot, H - B + 15, i + 1));
         }
         for (int j = 0; j < 3; j++) legend(sb, j, COLORS[j], names[j]);
-        return sb.append("</svg>\n").toString();
+        sb.append("</svg>\n<ol style=\"font-size:12px;margin-top:0\">");
+        figs.forEach(f -> sb.append("<li>").append(esc(f.impl())).append("</li>"));
+        return sb.append("</ol>\n").toString();
     }
 
-    private static StringBuilder svgStart(String title) {
+    private static StringBuilder svgStart(String title, int h) {
         return new StringBuilder(String.format(Locale.ROOT,
                 "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"%d\" height=\"%d\" viewBox=\"0 0 %d %d\" role=\"img\"><title>%s</title>"
                         + "<text x=\"%d\" y=\"14\" font-size=\"12\" font-weight=\"bold\">%s</text>",
-                W, H, W, H, esc(title), L, esc(title)));
+                W, h, W, h, esc(title), L, esc(title)));
     }
 
-    private static void axes(StringBuilder sb, double ymax, String unit) {
-        sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, H - B, W - R, H - B));
-        sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, T, L, H - B));
+    /** Axes, four gridlines and the unit, for a canvas {@code height} tall with bottom margin {@code bottom}. */
+    private static void axes(StringBuilder sb, double ymax, String unit, int height, int bottom) {
+        sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, height - bottom, W - R, height - bottom));
+        sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%d\" x2=\"%d\" y2=\"%d\" stroke=\"#333\"/>", L, T, L, height - bottom));
         for (int i = 0; i <= 4; i++) {
             double v = ymax * i / 4;
-            double y = H - B - (double) i / 4 * (H - T - B);
+            double y = height - bottom - (double) i / 4 * (height - T - bottom);
             sb.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>"
                     + "<text x=\"%d\" y=\"%.1f\" font-size=\"11\" text-anchor=\"end\">%s</text>", L, y, W - R, y, L - 4, y + 4, Table.num(v)));
         }
         sb.append(String.format(Locale.ROOT, "<text x=\"12\" y=\"%d\" font-size=\"11\" transform=\"rotate(-90 12 %d)\" text-anchor=\"middle\">%s</text>",
-                (H - B + T) / 2, (H - B + T) / 2, esc(unit)));
+                (height - bottom + T) / 2, (height - bottom + T) / 2, esc(unit)));
     }
 
     private static void legend(StringBuilder sb, int k, String color, String label) {
