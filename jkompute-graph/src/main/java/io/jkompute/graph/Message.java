@@ -61,11 +61,12 @@ public final class Message {
 
         @Override
         public void run() {
+            // runs once: from release() at zero references, or from the Cleaner for a message lost unreleased
             if (refs.get() > 0) {
                 LOG.warn("a message created {} was never released; reclaiming its memory", origin);
                 refs.set(0);
-                closeAll();
             }
+            closeAll();
         }
     }
 
