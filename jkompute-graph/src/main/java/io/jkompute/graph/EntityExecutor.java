@@ -49,6 +49,7 @@ final class EntityExecutor {
             }
         }
         TickScope scope = TickScope.enter(e.name());
+        boolean done = false;
         try {
             for (Codelet c : e.codelets) {
                 c.beforeTick(now);
@@ -67,8 +68,15 @@ final class EntityExecutor {
                 t.onExecute(now);
             }
             deliverOutbox(e, ctx);
+            done = true;
         } finally {
-            scope.exit();
+            // a failed tick still counts: its codelets ran
+            e.stats.add(System.nanoTime() - t0);
+            if (done) {
+                scope.exit();
+            } else {
+                releaseQuietly(scope);
+            }
         }
         for (Receiver r : e.receivers) {
             for (Transmitter t : r.sourceList()) {
@@ -76,7 +84,14 @@ final class EntityExecutor {
             }
         }
         ctx.notifyEvent(e);
-        e.stats.add(System.nanoTime() - t0);
+    }
+
+    private static void releaseQuietly(TickScope scope) {
+        try {
+            scope.exit();
+        } catch (RuntimeException ignored) {
+            // the tick's own failure is the one to report
+        }
     }
 
     private static void deliverOutbox(Entity e, ExecutionContext ctx) {
