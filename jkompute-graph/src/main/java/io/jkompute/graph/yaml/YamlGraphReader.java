@@ -160,7 +160,7 @@ public final class YamlGraphReader {
         Component component;
         if (keys.containsKey("type")) {
             String type = scalar(label, keys.get("type"), "a component type");
-            component = graph.addComponent(entity, type, name, at(label, item));
+            component = graph.addComponent(entity, type, name, at(label, keys.get("type")));
         } else {
             if (name == null) {
                 throw new GraphLoadException(at(label, item), "a component needs a 'type' (or a 'name' of an "
