@@ -452,7 +452,7 @@ public final class Graph implements AutoCloseable {
         } else {
             result = new RunResult(report.reason(), report.detail(), duration, statistics(duration));
             if (report.reason() == StopReason.DEADLOCK) {
-                LOG.info("graph stopped on deadlock:\n{}", report.detail());
+                LOG.debug("graph stopped on deadlock:\n{}", report.detail());
             }
         }
         state = State.DONE;

@@ -22,11 +22,12 @@ public record JobStatistics(long durationNs, List<EntityStatistics> entities) {
     /** A fixed-width table: one line per entity, then one per codelet. */
     public String toTable() {
         StringBuilder sb = new StringBuilder();
-        sb.append(String.format(Locale.ROOT, "%-24s %10s %12s %12s %12s %10s %10s%n", "entity", "ticks",
-                "total ms", "mean us", "max us", "msgs in", "msgs out"));
+        sb.append(String.format(Locale.ROOT, "%-24s %10s %12s %12s %12s %10s %10s %12s%n", "entity", "ticks",
+                "total ms", "mean us", "max us", "msgs in", "msgs out", "ticks/s"));
         for (EntityStatistics e : entities) {
-            sb.append(String.format(Locale.ROOT, "%-24s %10d %12.3f %12.3f %12.3f %10d %10d%n", e.entity(), e.ticks(),
-                    e.totalTickNs() / 1e6, e.meanTickNs() / 1e3, e.maxTickNs() / 1e3, e.messagesIn(), e.messagesOut()));
+            sb.append(String.format(Locale.ROOT, "%-24s %10d %12.3f %12.3f %12.3f %10d %10d %12.1f%n", e.entity(),
+                    e.ticks(), e.totalTickNs() / 1e6, e.meanTickNs() / 1e3, e.maxTickNs() / 1e3, e.messagesIn(),
+                    e.messagesOut(), ticksPerSecond(e)));
         }
         sb.append(String.format(Locale.ROOT, "%-36s %10s %12s %12s %12s%n", "codelet", "ticks", "total ms",
                 "mean us", "max us"));
@@ -37,6 +38,11 @@ public record JobStatistics(long durationNs, List<EntityStatistics> entities) {
             }
         }
         return sb.toString();
+    }
+
+    /** Ticks per second of wall time over the whole run (0 for a run of no duration). */
+    public double ticksPerSecond(EntityStatistics e) {
+        return durationNs <= 0 ? 0 : e.ticks() * 1e9 / durationNs;
     }
 
     /** The statistics as a JSON object (written by hand: it is small and flat). */
@@ -53,6 +59,7 @@ public record JobStatistics(long durationNs, List<EntityStatistics> entities) {
                     .append(", \"max_tick_ns\": ").append(e.maxTickNs())
                     .append(", \"messages_in\": ").append(e.messagesIn())
                     .append(", \"messages_out\": ").append(e.messagesOut())
+                    .append(", \"ticks_per_second\": ").append(number(ticksPerSecond(e)))
                     .append(", \"codelets\": [");
             for (int j = 0; j < e.codelets().size(); j++) {
                 CodeletStatistics c = e.codelets().get(j);
