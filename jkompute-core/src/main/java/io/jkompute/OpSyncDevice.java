@@ -9,39 +9,31 @@ import java.util.List;
  */
 public final class OpSyncDevice extends Op {
     private final List<Region> regions;
+    private final List<Memory> memories;
 
     public OpSyncDevice(Memory... memories) {
         this(List.of(memories));
     }
 
     public OpSyncDevice(List<? extends Memory> memories) {
-        this.regions = nonEmpty("OpSyncDevice", memories).stream().map(Region::whole).toList();
+        this.regions = Region.wholes("OpSyncDevice", memories);
+        this.memories = List.copyOf(memories);
     }
 
     /** Syncs only elements [offset, offset + count) of a tensor. */
     public OpSyncDevice(Tensor tensor, long offset, long count) {
         tensor.checkRange("OpSyncDevice", offset, count);
         this.regions = List.of(new Region(tensor, offset, count));
+        this.memories = List.of(tensor);
     }
 
     @Override
     void record(CommandRecorder rec) {
-        rec.beforeTransfer();
-        for (Region r : regions) {
-            Memory m = r.memory();
-            if (m.memoryType != MemoryType.DEVICE) {
-                continue;
-            }
-            if (m instanceof Tensor t) {
-                rec.copyBuffer(t.staging.buffer(), t.staging.offset() + r.byteOffset(), t.buffer, r.byteOffset(), r.byteCount());
-            } else {
-                rec.copyBufferToImage(m.staging.buffer(), m.staging.offset(), (Image) m);
-            }
-        }
+        Region.recordSync(rec, regions, true);
     }
 
     @Override
     List<Memory> memories() {
-        return regions.stream().map(Region::memory).toList();
+        return memories;
     }
 }

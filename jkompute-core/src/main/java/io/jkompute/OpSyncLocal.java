@@ -9,39 +9,31 @@ import java.util.List;
  */
 public final class OpSyncLocal extends Op {
     private final List<Region> regions;
+    private final List<Memory> memories;
 
     public OpSyncLocal(Memory... memories) {
         this(List.of(memories));
     }
 
     public OpSyncLocal(List<? extends Memory> memories) {
-        this.regions = nonEmpty("OpSyncLocal", memories).stream().map(Region::whole).toList();
+        this.regions = Region.wholes("OpSyncLocal", memories);
+        this.memories = List.copyOf(memories);
     }
 
     /** Syncs only elements [offset, offset + count) of a tensor. */
     public OpSyncLocal(Tensor tensor, long offset, long count) {
         tensor.checkRange("OpSyncLocal", offset, count);
         this.regions = List.of(new Region(tensor, offset, count));
+        this.memories = List.of(tensor);
     }
 
     @Override
     void record(CommandRecorder rec) {
-        rec.beforeTransfer();
-        for (Region r : regions) {
-            Memory m = r.memory();
-            if (m.memoryType != MemoryType.DEVICE) {
-                continue;
-            }
-            if (m instanceof Tensor t) {
-                rec.copyBuffer(t.buffer, r.byteOffset(), t.staging.buffer(), t.staging.offset() + r.byteOffset(), r.byteCount());
-            } else {
-                rec.copyImageToBuffer((Image) m, m.staging.buffer(), m.staging.offset());
-            }
-        }
+        Region.recordSync(rec, regions, false);
     }
 
     @Override
     List<Memory> memories() {
-        return regions.stream().map(Region::memory).toList();
+        return memories;
     }
 }

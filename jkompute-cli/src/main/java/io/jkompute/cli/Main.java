@@ -9,6 +9,7 @@ import picocli.CommandLine.Command;
         subcommands = {
             DevicesCommand.class,
             ExampleCommand.class,
+            RunCommand.class,
             BenchCommand.class,
         })
 public final class Main {

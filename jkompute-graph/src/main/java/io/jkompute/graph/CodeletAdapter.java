@@ -1,0 +1,147 @@
+package io.jkompute.graph;
+
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Base class of codelets loaded by a {@link JavaCodelet} component (GXF's Python CodeletAdapter, in Java). The class
+ * needs a public no-argument constructor. Override {@link #start()}, {@link #tick()}, {@link #stop()}; read
+ * {@link #params()} (the {@code codelet_params} map) and look up queues by handle name ("comp" or "entity/comp").
+ */
+public abstract class CodeletAdapter {
+    private JavaCodelet bridge;
+
+    /** Called once before the first tick. */
+    public void start() throws Exception {
+    }
+
+    /** Called whenever the entity's scheduling terms say READY. */
+    public abstract void tick() throws Exception;
+
+    /** Called once after the last tick. */
+    public void stop() throws Exception {
+    }
+
+    final void bind(JavaCodelet b) {
+        bridge = b;
+    }
+
+    private JavaCodelet bridge() {
+        if (bridge == null) {
+            throw new IllegalStateException(getClass().getName() + " is not attached to a JavaCodelet component");
+        }
+        return bridge;
+    }
+
+    public final long eid() {
+        return bridge().eid();
+    }
+
+    public final long cid() {
+        return bridge().cid();
+    }
+
+    /** The JavaCodelet component's name. */
+    public final String name() {
+        return bridge().name();
+    }
+
+    /** The graph this codelet runs in. */
+    public final Graph graph() {
+        return bridge().graph();
+    }
+
+    /** The entity holding this codelet. */
+    public final Entity entity() {
+        return bridge().entity();
+    }
+
+    public final long executionTimestamp() {
+        return bridge().executionTimestamp();
+    }
+
+    public final double executionTime() {
+        return bridge().executionTime();
+    }
+
+    public final double deltaTime() {
+        return bridge().deltaTime();
+    }
+
+    public final long executionCount() {
+        return bridge().executionCount();
+    }
+
+    public final boolean isFirstTick() {
+        return bridge().isFirstTick();
+    }
+
+    /** The {@code codelet_params} map (empty when not given). */
+    public final Map<String, Object> params() {
+        return bridge().codeletParams();
+    }
+
+    /** A string parameter from {@code codelet_params}; throws naming the key when missing. */
+    public final String param(String key) {
+        Object v = params().get(key);
+        if (v == null) {
+            throw new IllegalArgumentException("codelet_params of '" + bridge().path() + "' has no '" + key + "'");
+        }
+        return String.valueOf(v);
+    }
+
+    /** A long from {@code codelet_params} (numbers or numeric strings). */
+    public final long longParam(String key) {
+        Object v = params().get(key);
+        if (v instanceof Number n) {
+            return n.longValue();
+        }
+        try {
+            return Long.parseLong(param(key).trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException("codelet_params '" + key + "' of '" + bridge().path()
+                    + "' must be an integer, got '" + v + "'");
+        }
+    }
+
+    /** The receivers listed in the {@code receivers} parameter. */
+    public final List<Receiver> receivers() {
+        return bridge().receiverList();
+    }
+
+    public final List<Transmitter> transmitters() {
+        return bridge().transmitterList();
+    }
+
+    public final List<Allocator> allocators() {
+        return bridge().allocatorList();
+    }
+
+    /** The stream pools (Vulkan devices or CUDA stream pools) listed in {@code stream_pools}. */
+    public final List<Component> streamPools() {
+        return bridge().streamPoolList();
+    }
+
+    /** The {@code clock} parameter, else the scheduler's clock. */
+    public final Clock clock() {
+        return bridge().clockOrDefault();
+    }
+
+    /** A receiver by handle ("comp" in this entity, or "entity/comp"). */
+    public final Receiver receiver(String handle) {
+        return component(handle, Receiver.class);
+    }
+
+    public final Transmitter transmitter(String handle) {
+        return component(handle, Transmitter.class);
+    }
+
+    public final Allocator allocator(String handle) {
+        return component(handle, Allocator.class);
+    }
+
+    /** Any component by handle and type, e.g. a scheduling term to steer. */
+    public final <C extends Component> C component(String handle, Class<C> type) {
+        return bridge().lookup(handle, type);
+    }
+}

@@ -1,0 +1,31 @@
+package io.jkompute.graph;
+
+/** Tick statistics of one codelet for one run. */
+public record CodeletStatistics(String entity, String codelet, String type, long ticks, long totalTickNs,
+                                long maxTickNs) {
+    /** Mean tick time in nanoseconds (0 when it never ticked). */
+    public double meanTickNs() {
+        return ticks == 0 ? 0 : (double) totalTickNs / ticks;
+    }
+
+    /** Mutable counters, written only by the thread executing the entity. */
+    static final class Counter {
+        long ticks;
+        long totalNs;
+        long maxNs;
+
+        void add(long ns) {
+            ticks++;
+            totalNs += ns;
+            if (ns > maxNs) {
+                maxNs = ns;
+            }
+        }
+
+        void reset() {
+            ticks = 0;
+            totalNs = 0;
+            maxNs = 0;
+        }
+    }
+}

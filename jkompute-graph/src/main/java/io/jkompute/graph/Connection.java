@@ -1,0 +1,30 @@
+package io.jkompute.graph;
+
+/** Connects a transmitter to a receiver (GXF's Connection: parameters {@code source}, {@code target}). */
+public final class Connection extends Component {
+    private Parameter<Transmitter> source;
+    private Parameter<Receiver> target;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        source = r.handle("source", Transmitter.class, "the transmitter messages come from");
+        target = r.handle("target", Receiver.class, "the receiver they go to");
+    }
+
+    @Override
+    protected void initialize() {
+        if (source.get().targetList().contains(target.get())) {
+            throw new IllegalArgumentException("duplicate connection " + source.get().path() + " -> " + target.get().path());
+        }
+        source.get().addTarget(target.get());
+        target.get().addSource(source.get());
+    }
+
+    public Transmitter source() {
+        return source.get();
+    }
+
+    public Receiver target() {
+        return target.get();
+    }
+}

@@ -1,0 +1,169 @@
+package io.jkompute.graph;
+
+import io.jkompute.graph.internal.StagingQueue;
+
+/** GXF's entity executor: start, check, tick (inbox → codelets → terms → outbox), stop. */
+final class EntityExecutor {
+    private EntityExecutor() {
+    }
+
+    static void start(Entity e, long now) {
+        e.started = true;
+        for (Codelet c : e.codelets) {
+            c.beforeStart(now);
+            try {
+                c.start();
+            } catch (Throwable t) {
+                throw failure(e, c, "start", t);
+            }
+            c.markStarted(true);
+        }
+    }
+
+    static SchedulingCondition check(Entity e, long now) {
+        SchedulingTerm[] terms = e.terms;
+        SchedulingCondition c = SchedulingCondition.READY_NOW;
+        for (SchedulingTerm t : terms) {
+            SchedulingCondition tc;
+            try {
+                tc = t.check(now);
+            } catch (RuntimeException ex) {
+                throw new GraphExecutionException(e.name(), t.name(), "scheduling term '" + t.path() + "' ("
+                        + t.typeName() + ") failed: " + ex.getMessage(), ex);
+            }
+            c = c.and(tc);
+            if (c.type() == SchedulingConditionType.NEVER) {
+                return c;
+            }
+        }
+        return c;
+    }
+
+    static void tick(Entity e, long now, ExecutionContext ctx) {
+        long t0 = System.nanoTime();
+        for (Receiver r : e.receivers) {
+            try {
+                r.sync();
+            } catch (StagingQueue.Overflow o) {
+                throw overflow(r, "sync", o);
+            }
+        }
+        TickScope scope = TickScope.enter(e.name());
+        boolean done = false;
+        try {
+            for (Codelet c : e.codelets) {
+                c.beforeTick(now);
+                long c0 = System.nanoTime();
+                try {
+                    c.tick();
+                } catch (QueueOverflowException q) {
+                    throw q;
+                } catch (Throwable t) {
+                    throw failure(e, c, "tick", t);
+                } finally {
+                    c.stats.add(System.nanoTime() - c0);
+                }
+            }
+            for (SchedulingTerm t : e.allTerms) {
+                t.onExecute(now);
+            }
+            deliverOutbox(e, ctx);
+            done = true;
+        } finally {
+            // a failed tick still counts: its codelets ran
+            e.stats.add(System.nanoTime() - t0);
+            if (done) {
+                scope.exit();
+            } else {
+                releaseQuietly(scope);
+            }
+        }
+        for (Receiver r : e.receivers) {
+            for (Transmitter t : r.sourceList()) {
+                ctx.notifyEvent(t.entity());
+            }
+        }
+        ctx.notifyEvent(e);
+    }
+
+    private static void releaseQuietly(TickScope scope) {
+        try {
+            scope.exit();
+        } catch (RuntimeException ignored) {
+            // the tick's own failure is the one to report
+        }
+    }
+
+    private static void deliverOutbox(Entity e, ExecutionContext ctx) {
+        for (Transmitter t : e.transmitters) {
+            if (t.backSize() == 0 && t.size() == 0) {
+                continue;
+            }
+            try {
+                t.sync();
+            } catch (StagingQueue.Overflow o) {
+                throw overflow(t, "sync", o);
+            }
+            var targets = t.targetList();
+            Message m;
+            while ((m = t.pop()) != null) {
+                try {
+                    for (Receiver r : targets) {
+                        m.retain();
+                        try {
+                            r.deliver(m);
+                        } catch (StagingQueue.Overflow o) {
+                            m.release();
+                            throw overflow(r, "delivery from '" + t.path() + "'", o);
+                        }
+                    }
+                } finally {
+                    m.release();
+                }
+            }
+            for (Receiver r : targets) {
+                ctx.notifyEvent(r.entity());
+            }
+        }
+    }
+
+    static void stop(Entity e) {
+        if (!e.started || e.stopped) {
+            return;
+        }
+        e.stopped = true;
+        GraphExecutionException first = null;
+        for (Codelet c : e.codelets) {
+            if (!c.started()) {
+                continue;
+            }
+            c.markStarted(false);
+            c.beforeStop();
+            try {
+                c.stop();
+            } catch (Throwable t) {
+                if (first == null) {
+                    first = failure(e, c, "stop", t);
+                }
+            }
+        }
+        if (first != null) {
+            throw first;
+        }
+    }
+
+    private static GraphExecutionException failure(Entity e, Codelet c, String phase, Throwable t) {
+        if (t instanceof Error err && !(t instanceof AssertionError) && !(t instanceof StackOverflowError)) {
+            throw err;
+        }
+        String cause = t.getMessage() == null ? t.getClass().getName() : t.getClass().getSimpleName() + ": " + t.getMessage();
+        return new GraphExecutionException(e.name(), c.name(), "codelet '" + c.path() + "' (" + c.typeName()
+                + ") failed in " + phase + "(): " + cause, t);
+    }
+
+    private static QueueOverflowException overflow(Component q, String during, StagingQueue.Overflow o) {
+        return new QueueOverflowException(q.entity().name(), q.name(), "queue '" + q.path() + "' overflowed during "
+                + during + ": " + o.getMessage() + ", policy 2 (fault); raise its capacity, give it policy 0 (drop "
+                + "oldest) or 1 (drop newest), or add a DownstreamReceptiveSchedulingTerm upstream");
+    }
+}

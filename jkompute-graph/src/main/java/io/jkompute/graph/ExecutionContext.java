@@ -1,0 +1,199 @@
+package io.jkompute.graph;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.Consumer;
+
+/**
+ * What a {@link Scheduler} uses to drive a run: the entities to schedule, the clock, GXF's executor
+ * ({@link #execute}), events, interruption and failure reporting. Thread-safe, except that one entity must be
+ * executed by one thread at a time.
+ */
+public final class ExecutionContext {
+    private final Graph graph;
+    private final Clock clock;
+    private final List<Entity> entities;
+    private final AtomicLong eventSequence = new AtomicLong();
+    // a Condition (parkNanos underneath) wakes within tens of µs; Object.wait rounds to whole milliseconds
+    private final ReentrantLock eventLock = new ReentrantLock();
+    private final Condition eventArrived = eventLock.newCondition();
+    private volatile int eventWaiters;
+    private volatile boolean interrupted;
+    private volatile Consumer<Entity> listener;
+    private volatile Throwable failure;
+
+    ExecutionContext(Graph graph, Clock clock, List<Entity> entities) {
+        this.graph = graph;
+        this.clock = clock;
+        this.entities = List.copyOf(entities);
+    }
+
+    /** Entities holding codelets, in declaration order (the greedy scheduler's visiting order). */
+    public List<Entity> entities() {
+        return entities;
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public Graph graph() {
+        return graph;
+    }
+
+    /** Whether {@link Graph#interrupt()} was called or a worker failed: schedulers stop as soon as they see it. */
+    public boolean stopRequested() {
+        return interrupted || failure != null;
+    }
+
+    public boolean interrupted() {
+        return interrupted;
+    }
+
+    /**
+     * GXF's entity executor. First call: starts the codelets, returns READY. Later calls: combine the terms; if
+     * READY (or WAIT_TIME whose target ≤ now) sync inbox, tick codelets in order, update terms, deliver outbox,
+     * return READY; if NEVER stop the entity; otherwise return the condition. Throws
+     * {@link GraphExecutionException} when a codelet or queue fails.
+     */
+    public SchedulingCondition execute(Entity e, long now) {
+        if (e.stopped) {
+            return SchedulingCondition.NEVER;
+        }
+        if (!e.started) {
+            EntityExecutor.start(e, now);
+            return SchedulingCondition.READY_NOW;
+        }
+        SchedulingCondition c = EntityExecutor.check(e, now);
+        switch (c.type()) {
+            case READY -> {
+                EntityExecutor.tick(e, now, this);
+                return c;
+            }
+            case WAIT_TIME -> {
+                if (c.targetTimestamp() <= now) {
+                    EntityExecutor.tick(e, now, this);
+                    return SchedulingCondition.ready(c.targetTimestamp());
+                }
+                return c;
+            }
+            case NEVER -> {
+                EntityExecutor.stop(e);
+                return c;
+            }
+            default -> {
+                return c;
+            }
+        }
+    }
+
+    /** The entity's combined condition without executing it (READY for an entity not yet started). */
+    public SchedulingCondition check(Entity e, long now) {
+        if (e.stopped) {
+            return SchedulingCondition.NEVER;
+        }
+        if (!e.started) {
+            return SchedulingCondition.READY_NOW;
+        }
+        SchedulingCondition c = EntityExecutor.check(e, now);
+        if (c.type() == SchedulingConditionType.WAIT_TIME && c.targetTimestamp() <= now) {
+            return SchedulingCondition.ready(c.targetTimestamp());
+        }
+        return c;
+    }
+
+    /** Receives every event (message arrived, room freed, state changed, external notify) naming its entity. */
+    public void setEventListener(Consumer<Entity> l) {
+        listener = l;
+    }
+
+    /** A counter bumped by every event; pass it to {@link #awaitEvent} to wait for the next one. */
+    public long eventSequence() {
+        return eventSequence.get();
+    }
+
+    /**
+     * Blocks until an event arrives after {@code seenSequence}, the timeout passes, or a stop is requested.
+     * A negative timeout waits without limit. Returns whether an event arrived.
+     */
+    public boolean awaitEvent(long seenSequence, long timeoutNanos) throws InterruptedException {
+        eventLock.lock();
+        try {
+            eventWaiters++;
+            long left = timeoutNanos;
+            while (eventSequence.get() == seenSequence && !stopRequested()) {
+                if (timeoutNanos < 0) {
+                    eventArrived.await();
+                } else {
+                    if (left <= 0) {
+                        return false;
+                    }
+                    left = eventArrived.awaitNanos(left);
+                }
+            }
+            return eventSequence.get() != seenSequence;
+        } finally {
+            eventWaiters--;
+            eventLock.unlock();
+        }
+    }
+
+    /** Reports an event for an entity (the runtime and terms call this through {@link Graph#notify}). */
+    void notifyEvent(Entity e) {
+        eventSequence.incrementAndGet();
+        Consumer<Entity> l = listener;
+        if (l != null && e != null) {
+            l.accept(e);
+        }
+        if (eventWaiters > 0) {
+            eventLock.lock();
+            try {
+                eventArrived.signalAll();
+            } finally {
+                eventLock.unlock();
+            }
+        }
+    }
+
+    void interrupt() {
+        interrupted = true;
+        notifyEvent(null);
+    }
+
+    /** Records a failure from a worker thread; the first one wins and stops the run. */
+    public void fail(Throwable t) {
+        synchronized (this) {
+            if (failure == null) {
+                failure = t;
+            }
+        }
+        notifyEvent(null);
+    }
+
+    public Throwable failure() {
+        return failure;
+    }
+
+    /** "rx: MessageAvailableSchedulingTerm 'avail' WAIT: 0 of min_size 1 messages in rx/in" per waiting entity. */
+    public String describeWaiting(Collection<Entity> waiting, long now) {
+        List<String> lines = new ArrayList<>();
+        for (Entity e : waiting) {
+            if (e.stopped) {
+                continue;
+            }
+            List<String> why = new ArrayList<>();
+            for (SchedulingTerm t : e.terms) {
+                SchedulingCondition c = t.check(now);
+                if (c.type() != SchedulingConditionType.READY) {
+                    why.add(t.typeName() + " '" + t.name() + "' " + t.describeState(now));
+                }
+            }
+            lines.add(e.name() + " waits for: " + (why.isEmpty() ? "(nothing; terms are READY)" : String.join("; ", why)));
+        }
+        return String.join("\n", lines);
+    }
+}

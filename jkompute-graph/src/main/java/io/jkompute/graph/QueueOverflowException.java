@@ -1,0 +1,8 @@
+package io.jkompute.graph;
+
+/** A queue with the fault policy (2) was full when a message arrived. */
+public class QueueOverflowException extends GraphExecutionException {
+    public QueueOverflowException(String entity, String component, String message) {
+        super(entity, component, message, null);
+    }
+}

@@ -1,0 +1,17 @@
+package io.jkompute.graph;
+
+/**
+ * Decides which entity executes when. One scheduler per graph. Implementations drive entities only through
+ * {@link ExecutionContext} (which runs GXF's executor: start on first execution, term check, tick, outbox).
+ */
+public abstract class Scheduler extends Component {
+    /** The clock this scheduler runs on. */
+    public abstract Clock clock();
+
+    /** Runs the graph until it is done, deadlocked, out of time or interrupted; returns why it stopped. */
+    protected abstract StopReport schedule(ExecutionContext context) throws InterruptedException;
+
+    /** Why scheduling ended, with a detail for the user. */
+    public record StopReport(StopReason reason, String detail) {
+    }
+}

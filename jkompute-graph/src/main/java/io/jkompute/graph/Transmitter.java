@@ -1,0 +1,71 @@
+package io.jkompute.graph;
+
+import java.util.List;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+/**
+ * The sending end of a connection. {@link #publish} puts a message into the back stage; after the entity's
+ * codelets ticked, the runtime moves every published message to every connected receiver (same object, no copy).
+ */
+public abstract class Transmitter extends Component {
+    private final List<Receiver> targets = new CopyOnWriteArrayList<>();
+    private final List<Receiver> targetView = java.util.Collections.unmodifiableList(targets);
+    private long published;
+
+    /**
+     * Publishes with a Timestamp whose pubtime is the graph clock's now and whose acqtime is kept from an existing
+     * timestamp (0 if none). The transmitter takes its own reference.
+     */
+    public final void publish(Message message) {
+        Timestamp t = message.timestamp();
+        publish(message, t == null ? 0 : t.acqtime());
+    }
+
+    /** Publishes with a Timestamp of pubtime = clock now and the given acquisition time. */
+    public final void publish(Message message, long acqtime) {
+        message.retain();
+        try {
+            message.setTimestamp(new Timestamp(graph().now(), acqtime));
+            push(message);
+        } catch (RuntimeException e) {
+            message.release();
+            throw e;
+        }
+        published++;
+    }
+
+    /** Messages in the main stage (published and synced, not yet delivered). */
+    public abstract int size();
+
+    /** Messages published since the last sync. */
+    public abstract int backSize();
+
+    public abstract int capacity();
+
+    /** Moves the back stage into the main stage. */
+    protected abstract void sync();
+
+    /** Removes the oldest main-stage message; the caller takes over its reference. */
+    protected abstract Message pop();
+
+    /** Adds a published message to the back stage, applying the overflow policy; takes over one reference. */
+    protected abstract void push(Message message);
+
+    /** Receivers connected to this transmitter. */
+    public final List<Receiver> targets() {
+        return targetView;
+    }
+
+    /** Messages published so far. */
+    public final long publishedCount() {
+        return published;
+    }
+
+    final List<Receiver> targetList() {
+        return targets;
+    }
+
+    final void addTarget(Receiver r) {
+        targets.add(r);
+    }
+}

@@ -1,0 +1,46 @@
+package io.jkompute.graph.std;
+
+import io.jkompute.graph.Parameter;
+import io.jkompute.graph.ParameterTypes;
+import io.jkompute.graph.Registrar;
+import io.jkompute.graph.SchedulingCondition;
+import io.jkompute.graph.SchedulingTerm;
+
+/** READY while {@code enable_tick} is true, NEVER once false (which stops the entity for good, as in GXF). */
+public final class BooleanSchedulingTerm extends SchedulingTerm {
+    private Parameter<Boolean> enableTick;
+    private volatile boolean enabled;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        enableTick = r.parameter("enable_tick", ParameterTypes.BOOL, "whether the entity may tick", true);
+    }
+
+    @Override
+    protected void initialize() {
+        enabled = enableTick.get();
+    }
+
+    public void enableTick() {
+        set(true);
+    }
+
+    public void disableTick() {
+        set(false);
+    }
+
+    public boolean checkTickEnabled() {
+        return enabled;
+    }
+
+    private void set(boolean v) {
+        enabled = v;
+        enableTick.set(v);
+        notifyStateChanged();
+    }
+
+    @Override
+    public SchedulingCondition check(long now) {
+        return enabled ? SchedulingCondition.ready(now) : SchedulingCondition.NEVER;
+    }
+}

@@ -1,0 +1,35 @@
+package io.jkompute.graph.std;
+
+import io.jkompute.DataType;
+import io.jkompute.MemoryType;
+import io.jkompute.Tensor;
+import java.util.ArrayList;
+import java.util.List;
+
+/** The GPU buffers of a device BlockMemoryPool: one core tensor per block, made up front. */
+final class DeviceBlocks implements AutoCloseable {
+    private final List<Tensor> blocks = new ArrayList<>();
+
+    DeviceBlocks(VulkanDevice device, long blockSize, int count) {
+        try {
+            for (int i = 0; i < count; i++) {
+                blocks.add(device.manager().tensor(DataType.UINT8, new long[] {blockSize}, MemoryType.DEVICE));
+            }
+        } catch (RuntimeException e) {
+            close();
+            throw e;
+        }
+    }
+
+    Tensor block(int index) {
+        return blocks.get(index);
+    }
+
+    @Override
+    public void close() {
+        for (Tensor t : blocks) {
+            t.close();
+        }
+        blocks.clear();
+    }
+}

@@ -1,0 +1,71 @@
+package io.jkompute.graph.std;
+
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Parameter;
+import io.jkompute.graph.ParameterTypes;
+import io.jkompute.graph.QueuePolicy;
+import io.jkompute.graph.Registrar;
+import io.jkompute.graph.Transmitter;
+import io.jkompute.graph.internal.StagingQueue;
+
+/** GXF's DoubleBufferTransmitter: {@code capacity} (default 1), {@code policy} (0 pop, 1 reject, 2 fault; default 2). */
+public final class DoubleBufferTransmitter extends Transmitter {
+    private Parameter<Long> capacity;
+    private Parameter<QueuePolicy> policy;
+    private StagingQueue queue;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        capacity = r.parameter("capacity", ParameterTypes.UINT64, "messages per stage", 1L);
+        policy = r.parameter("policy", ParameterTypes.enumeration(QueuePolicy.class),
+                "full queue: 0 drop oldest, 1 drop newest, 2 fault", QueuePolicy.FAULT);
+    }
+
+    @Override
+    protected void initialize() {
+        queue = Queues.create(capacity.get(), policy.get());
+    }
+
+    @Override
+    protected void deinitialize() {
+        if (queue != null) {
+            queue.clear();
+        }
+    }
+
+    @Override
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public int backSize() {
+        return queue.backSize();
+    }
+
+    @Override
+    public int capacity() {
+        return queue.capacity();
+    }
+
+    @Override
+    protected void sync() {
+        queue.sync();
+    }
+
+    @Override
+    protected Message pop() {
+        return queue.pop();
+    }
+
+    @Override
+    protected void push(Message message) {
+        try {
+            queue.push(message);
+        } catch (StagingQueue.Overflow o) {
+            throw new io.jkompute.graph.QueueOverflowException(entity().name(), name(), "transmitter '" + path()
+                    + "' overflowed on publish: " + o.getMessage() + ", policy 2 (fault); publish at most "
+                    + capacity() + " message(s) per tick or raise its capacity");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package io.jkompute.graph.std;
+
+import io.jkompute.graph.Parameter;
+import io.jkompute.graph.ParameterTypes;
+import io.jkompute.graph.Receiver;
+import io.jkompute.graph.Registrar;
+import io.jkompute.graph.SchedulingCondition;
+import io.jkompute.graph.SchedulingTerm;
+import io.jkompute.graph.Transmitter;
+import java.util.List;
+
+/**
+ * Back-pressure: READY iff every receiver connected to {@code transmitter} has room,
+ * {@code back_size + min_size ≤ capacity − size}; otherwise WAIT. An unconnected transmitter gives NEVER.
+ */
+public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
+    private Parameter<Transmitter> transmitter;
+    private Parameter<Long> minSize;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        transmitter = r.handle("transmitter", Transmitter.class, "the transmitter whose receivers must have room");
+        minSize = r.parameter("min_size", ParameterTypes.UINT64, "room needed in every receiver", 1L);
+    }
+
+    @Override
+    public SchedulingCondition check(long now) {
+        List<Receiver> targets = transmitter.get().targets();
+        if (targets.isEmpty()) {
+            return SchedulingCondition.NEVER;
+        }
+        long min = minSize.get();
+        for (Receiver r : targets) {
+            if (r.backSize() + min > (long) r.capacity() - r.size()) {
+                return SchedulingCondition.WAIT;
+            }
+        }
+        return SchedulingCondition.ready(now);
+    }
+
+    @Override
+    public String describeState(long now) {
+        StringBuilder sb = new StringBuilder(check(now).toString());
+        if (transmitter.get().targets().isEmpty()) {
+            return sb.append(": '").append(transmitter.get().path()).append("' is not connected").toString();
+        }
+        sb.append(": room for ").append(minSize.get()).append(" needed in");
+        for (Receiver r : transmitter.get().targets()) {
+            sb.append(" '").append(r.path()).append("' (").append(r.size()).append('+').append(r.backSize())
+                    .append(" of ").append(r.capacity()).append(')');
+        }
+        return sb.toString();
+    }
+}

@@ -1,0 +1,46 @@
+package io.jkompute.graph.std;
+
+import io.jkompute.Manager;
+import io.jkompute.graph.Component;
+import io.jkompute.graph.Parameter;
+import io.jkompute.graph.ParameterTypes;
+import io.jkompute.graph.Registrar;
+
+/**
+ * A Vulkan device (a jkompute core {@link Manager}) shared by the components of a graph: device pools, kernel
+ * codelets. Made at activation, closed when the graph closes. {@code device_index} (default 0).
+ */
+public final class VulkanDevice extends Component {
+    private Parameter<Long> deviceIndex;
+    private Manager manager;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        deviceIndex = r.parameter("device_index", ParameterTypes.INT64, "which Vulkan device", 0L);
+    }
+
+    @Override
+    protected void initialize() {
+        long index = deviceIndex.get();
+        if (index < 0 || index > Integer.MAX_VALUE) {
+            throw new IllegalArgumentException("parameter 'device_index' must be ≥ 0, got " + index);
+        }
+        manager = new Manager((int) index);
+    }
+
+    @Override
+    protected void deinitialize() {
+        if (manager != null) {
+            manager.close();
+            manager = null;
+        }
+    }
+
+    /** The core Manager; valid between activation and close. */
+    public Manager manager() {
+        if (manager == null) {
+            throw new IllegalStateException(path() + " is not active (the graph is not activated or is closed)");
+        }
+        return manager;
+    }
+}
