@@ -1,13 +1,45 @@
 package io.jkompute.bench.internal;
 
+import io.jkompute.DataType;
+import io.jkompute.Manager;
+import io.jkompute.MemoryType;
+import io.jkompute.OpSyncDevice;
+import io.jkompute.OpSyncLocal;
+import io.jkompute.Sequence;
+import io.jkompute.Tensor;
+import io.jkompute.bench.Summary;
+import io.jkompute.graph.Codelet;
+import io.jkompute.graph.Component;
+import io.jkompute.graph.Entity;
+import io.jkompute.graph.Graph;
+import io.jkompute.graph.JavaCodelet;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Receiver;
+import io.jkompute.graph.RunResult;
+import io.jkompute.graph.Transmitter;
+import io.jkompute.graph.std.StreamGenerator;
+import io.jkompute.graph.std.VerifyEqual;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
 /**
- * Suite 5, the graph runtime: ping messages per second and per-hop latency for each scheduler, and the
- * StreamGenerator → GPU kernel → VerifyEqual pipeline against its transfer-bound limit. It reports itself skipped
- * until jkompute-graph has a runtime to measure (the module holds no classes yet); nothing here pretends to measure it.
+ * Suite 5, the graph runtime. Ping: tx → rx on each scheduler, lock-step (queue capacity 1) and buffered (64);
+ * messages per second and per-hop latency (publish → receive on the realtime clock); every message carries its sequence
+ * number and must arrive once, in order. Pipeline: {@code apps/gpu-pipeline.yaml} (StreamGenerator → Vulkan kernel and
+ * CPU reference → VerifyEqual) in frames per second, against the transfer-bound limit: the frame's two uploads and one
+ * read-back, timed the way suite 4 times them (recorded {@code OpSyncDevice} / {@code OpSyncLocal} sequences).
  */
 public final class GraphSuite implements Suite {
-    static final String WHY = "jkompute-graph has no runtime yet (no Graph, Scheduler or codelet classes on this branch):"
-            + " nothing to measure; the pipeline target (≥ 0.9 × the transfer-bound limit from 'transfers') is not assessed";
+    static final String APP = "apps/gpu-pipeline.yaml";
+    static final int FRAME_BYTES = StreamGenerator.ROWS * 4;
+    /** Scheduler and worker threads (0: the scheduler takes no worker count). */
+    static final List<Object[]> SCHEDULERS = List.of(new Object[] {"GreedyScheduler", 0},
+            new Object[] {"MultiThreadScheduler", 1}, new Object[] {"MultiThreadScheduler", 2},
+            new Object[] {"EventBasedScheduler", 1}, new Object[] {"EventBasedScheduler", 2});
+    static final int[] CAPACITIES = {1, 64};
 
     @Override
     public String name() {
@@ -16,30 +48,196 @@ public final class GraphSuite implements Suite {
 
     @Override
     public String title() {
-        return "Graph runtime (ping, pipeline)";
+        return "Graph runtime (ping, GPU pipeline)";
     }
 
     @Override
     public int steps(Context ctx) {
-        return 1;
+        return SCHEDULERS.size() * CAPACITIES.length + 2;
     }
 
     @Override
     public void run(Context ctx, Recorder out) {
-        if (!classExists("io.jkompute.graph.Graph")) {
-            out.skip(WHY);
-        } else {
-            out.skip("jkompute-graph has classes now, but this suite has not been written against them yet");
+        int messages = ctx.quick() ? 2_000 : 200_000;
+        for (int capacity : CAPACITIES) {
+            for (Object[] s : SCHEDULERS) {
+                ping(ctx, out, (String) s[0], (Integer) s[1], capacity, messages);
+            }
         }
-        ctx.step("graph");
+        pipeline(ctx, out);
     }
 
-    private static boolean classExists(String name) {
-        try {
-            Class.forName(name, false, GraphSuite.class.getClassLoader());
-            return true;
-        } catch (ClassNotFoundException e) {
-            return false;
+    /** Publishes messages numbered 0, 1, 2, ... one per tick. */
+    static final class Tx extends Codelet {
+        Transmitter out;
+        private long next;
+
+        @Override
+        protected void tick() {
+            out.publish(Message.create().add("seq", next++));
+        }
+    }
+
+    /** Receives one message per tick, checks its number, records how long it travelled. */
+    static final class Rx extends Codelet {
+        Receiver in;
+        long[] latencies;
+        int n;
+        String failure;
+
+        @Override
+        protected void tick() {
+            Message m = in.receive();
+            long now = graph().clock().timestamp();
+            Long seq = m == null ? null : m.get(Long.class, "seq");
+            if (failure == null && (seq == null || seq != n)) {
+                failure = "message " + n + " arrived as " + (m == null ? "nothing" : "number " + seq);
+            }
+            if (m != null) {
+                latencies[n] = now - m.timestamp().pubtime();
+            }
+            n++;
+        }
+    }
+
+    private static String label(String scheduler, int workers, int capacity) {
+        return scheduler.replace("Scheduler", "") + (workers > 0 ? " (" + workers + " workers)" : "") + ", capacity " + capacity;
+    }
+
+    private static void ping(Context ctx, Recorder out, String scheduler, int workers, int capacity, int messages) {
+        String label = label(scheduler, workers, capacity);
+        runPing(scheduler, workers, capacity, Math.max(500, messages / 10)); // warm-up graph
+        Rx rx = new Rx();
+        RunResult r = runPing(scheduler, workers, capacity, messages, rx);
+        String failure = rx.failure != null ? rx.failure
+                : rx.n != messages ? "received " + rx.n + " of " + messages + " (" + r + ")" : null;
+        if (out.check("ping " + label + ": " + messages + " messages, each once, in order", failure)) {
+            out.figure("ping rate", label, 0, "msg/s", Summary.of(new double[] {messages / (r.durationNs() / 1e9)}));
+            double[] us = new double[messages];
+            for (int i = 0; i < messages; i++) us[i] = rx.latencies[i] / 1e3;
+            out.figure("ping hop latency", label, 0, "µs", Summary.of(us));
+        }
+        ctx.step("graph ping " + label);
+    }
+
+    private static RunResult runPing(String scheduler, int workers, int capacity, int messages) {
+        return runPing(scheduler, workers, capacity, messages, new Rx());
+    }
+
+    /** tx → rx with the Java API, as the graph module's own PingBenchmark builds it. */
+    private static RunResult runPing(String scheduler, int workers, int capacity, int messages, Rx rxc) {
+        try (Graph g = Graph.create()) {
+            Entity sched = g.addEntity("sched");
+            Component clock = sched.add("RealtimeClock", "clock");
+            Component s = sched.add(scheduler, "scheduler");
+            g.setParameter(s, "clock", clock);
+            if (workers > 0) {
+                g.setParameter(s, "worker_thread_number", (long) workers);
+            }
+            if (scheduler.equals("MultiThreadScheduler")) {
+                g.setParameter(s, "check_recession_period_ms", 0.1);
+            }
+            Entity tx = g.addEntity("tx");
+            Transmitter txq = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
+            g.setParameter(txq, "capacity", (long) capacity);
+            g.setParameter(tx.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", txq);
+            g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", (long) messages);
+            tx.add(new Tx(), "ping").out = txq;
+
+            Entity rx = g.addEntity("rx");
+            Receiver rxq = (Receiver) rx.add("DoubleBufferReceiver", "in");
+            g.setParameter(rxq, "capacity", (long) capacity);
+            g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", rxq);
+            g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", (long) messages);
+            rxc.in = rxq;
+            rxc.latencies = new long[messages];
+            rx.add(rxc, "pong");
+
+            Component link = g.addEntity("links").add("Connection", "tx_to_rx");
+            g.setParameter(link, "source", txq);
+            g.setParameter(link, "target", rxq);
+            return g.run();
+        }
+    }
+
+    /** The app file, looked for in the working directory and its parents (the CLI runs from the repository root). */
+    static Path findApp() {
+        for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
+            Path p = d.resolve(APP);
+            if (Files.isRegularFile(p)) return p;
+        }
+        return null;
+    }
+
+    private static void pipeline(Context ctx, Recorder out) {
+        double limit = transferLimit(ctx, out);
+        ctx.step("graph transfer-bound limit");
+        Path app = findApp();
+        if (app == null) {
+            out.note("pipeline not run: " + APP + " was not found in the working directory or above it (run from the"
+                    + " repository root)");
+            ctx.step("");
+            return;
+        }
+        int frames = ctx.quick() ? 50 : 5_000;
+        runApp(app, Math.max(20, frames / 10)); // warm-up: pipelines, shader compile, JIT
+        long[] verified = new long[1];
+        RunResult r = runApp(app, frames, verified);
+        String impl = "gpu-pipeline.yaml, GreedyScheduler";
+        if (out.check("pipeline: " + frames + " frames, GPU result = CPU reference (VerifyEqual)",
+                verified[0] == frames ? null : "VerifyEqual passed " + verified[0] + " of " + frames + " frames (" + r + ")")) {
+            out.figure("pipeline", impl, 0, "frames/s", Summary.of(new double[] {frames / (r.durationNs() / 1e9)}));
+        }
+        out.ratio("pipeline / transfer-bound limit (" + FRAME_BYTES / 1024 + " KiB frames)", out.find("pipeline", impl, 0),
+                out.find("pipeline", "transfer-bound limit", 0), 0.9, true,
+                "frames/s; limit = 1 / (2 uploads + 1 read-back), recorded sequences");
+        if (limit > 0) {
+            out.note(String.format("transfer-bound limit: one frame = 2 × %d B host→device + 1 × %d B device→host,"
+                    + " %.0f frames/s from the medians of recorded OpSyncDevice/OpSyncLocal sequences", FRAME_BYTES,
+                    FRAME_BYTES, limit));
+        }
+        ctx.step("graph pipeline");
+    }
+
+    private static RunResult runApp(Path app, int frames) {
+        return runApp(app, frames, new long[1]);
+    }
+
+    private static RunResult runApp(Path app, int frames, long[] verified) {
+        try (Graph g = Graph.loader().file(app).param("source/count/count=" + frames)
+                .param("verify/steps/codelet_params={expected_count: " + frames + "}").load()) {
+            RunResult r = g.run();
+            verified[0] = ((VerifyEqual) g.component("verify/equal", JavaCodelet.class).instance()).verified();
+            return r;
+        }
+    }
+
+    /**
+     * Frames per second if a frame cost only its transfers: two uploads and one read-back of a frame-sized DEVICE
+     * tensor, each a recorded sequence evaluated and awaited (suite 4's method), checked on random data first.
+     */
+    private static double transferLimit(Context ctx, Recorder out) {
+        Manager mgr = ctx.manager();
+        int iters = ctx.quick() ? 200 : 5_000;
+        try (Arena arena = Arena.ofConfined();
+                Tensor t = mgr.tensor(DataType.FLOAT32, new long[] {StreamGenerator.ROWS}, MemoryType.DEVICE);
+                Sequence up = mgr.sequence();
+                Sequence down = mgr.sequence()) {
+            MemorySegment src = HostData.randomFloats(arena, StreamGenerator.ROWS, ctx.seed());
+            up.record(new OpSyncDevice(t));
+            down.record(new OpSyncLocal(t));
+            MemorySegment.copy(src, 0, t.data(), 0, FRAME_BYTES);
+            up.eval();
+            t.data().fill((byte) 0);
+            down.eval();
+            if (!out.check("frame-sized round trip (" + FRAME_BYTES + " B)", HostData.checkEqual(src, t.data(), FRAME_BYTES))) {
+                return 0;
+            }
+            Summary u = Summary.of(Timing.wall(up::eval, iters / 10, iters));
+            Summary d = Summary.of(Timing.wall(down::eval, iters / 10, iters));
+            double limit = 1e9 / (2 * u.p50() + d.p50());
+            out.figure("pipeline", "transfer-bound limit", 0, "frames/s", Summary.of(new double[] {limit}));
+            return limit;
         }
     }
 }
