@@ -2,7 +2,6 @@ package io.jkompute.bench;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
-import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -39,7 +38,7 @@ class QuickBenchTest {
     void everySuiteThatCanRunHereCheckedAndMeasured() {
         Map<String, SuiteResult> byName = report.suites().stream().collect(Collectors.toMap(SuiteResult::name, s -> s));
         assertEquals(BenchOptions.SUITES, report.suites().stream().map(SuiteResult::name).toList());
-        for (String name : List.of("bandwidth", "latency", "throughput", "transfers", "reduction")) {
+        for (String name : BenchOptions.SUITES) {
             SuiteResult s = byName.get(name);
             assertNull(s.skipped(), name + " skipped");
             assertFalse(s.checks().isEmpty(), name + " ran no correctness check");
@@ -60,7 +59,10 @@ class QuickBenchTest {
                 .filter(f -> !f.impl().startsWith("raw CUDA") && !f.impl().contains("family")).count());
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, byName.get("throughput").figures().size());
-        assertNotNull(byName.get("graph").skipped(), "the graph suite has nothing to run against yet and must say so");
+        // ping: 5 scheduler setups × 2 queue capacities, rate and hop latency each; the pipeline and its limit
+        assertEquals(20, byName.get("graph").figures().stream().filter(f -> f.metric().startsWith("ping")).count());
+        assertEquals(2, countFigures(byName.get("graph"), "pipeline", "gpu-pipeline.yaml, GreedyScheduler")
+                + countFigures(byName.get("graph"), "pipeline", "transfer-bound limit"));
     }
 
     private static long countFigures(SuiteResult s, String metric, String impl) {
