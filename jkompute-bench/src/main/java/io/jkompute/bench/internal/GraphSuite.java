@@ -58,7 +58,7 @@ public final class GraphSuite implements Suite {
 
     @Override
     public void run(Context ctx, Recorder out) {
-        int messages = ctx.quick() ? 2_000 : 200_000;
+        int messages = ctx.quick() ? 2_000 : 100_000;
         for (int capacity : CAPACITIES) {
             for (Object[] s : SCHEDULERS) {
                 ping(ctx, out, (String) s[0], (Integer) s[1], capacity, messages);
