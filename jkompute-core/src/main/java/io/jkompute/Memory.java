@@ -95,36 +95,51 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
             return out;
         }
         requireType("toFloatArray", DataType.FLOAT32);
-        return data().toArray(ValueLayout.JAVA_FLOAT);
+        float[] out = new float[(int) checkedLength()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     public final double[] toDoubleArray() {
         requireType("toDoubleArray", DataType.FLOAT64);
-        return data().toArray(ValueLayout.JAVA_DOUBLE);
+        double[] out = new double[(int) checkedLength()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     /** int32, or uint32 as the same bits (use {@link Integer#toUnsignedLong}). */
     public final int[] toIntArray() {
         requireType("toIntArray", DataType.INT32, DataType.UINT32);
-        return data().toArray(ValueLayout.JAVA_INT);
+        int[] out = new int[(int) checkedLength()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     /** int64, or uint64 as the same bits. */
     public final long[] toLongArray() {
         requireType("toLongArray", DataType.INT64, DataType.UINT64);
-        return data().toArray(ValueLayout.JAVA_LONG);
+        long[] out = new long[(int) checkedLength()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     /** int16, uint16, or float16's raw bits. */
     public final short[] toShortArray() {
         requireType("toShortArray", DataType.INT16, DataType.UINT16, DataType.FLOAT16);
-        return data().toArray(ValueLayout.JAVA_SHORT);
+        short[] out = new short[(int) checkedLength()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     /** int8, uint8, bool, or the raw bytes of a custom struct. */
     public final byte[] toByteArray() {
         requireType("toByteArray", DataType.INT8, DataType.UINT8, DataType.BOOL, DataType.CUSTOM);
-        return data().toArray(ValueLayout.JAVA_BYTE);
+        if (byteSize() > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(this + " is too large for a Java array; use data()");
+        }
+        byte[] out = new byte[(int) byteSize()];
+        copyOut(MemorySegment.ofArray(out));
+        return out;
     }
 
     public final boolean[] toBooleanArray() {
@@ -152,33 +167,33 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         }
         requireType("setData(float[])", DataType.FLOAT32);
         requireCount(values.length);
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_FLOAT, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     public final void setData(double[] values) {
         requireType("setData(double[])", DataType.FLOAT64);
         requireCount(values.length);
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_DOUBLE, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     /** int32, or uint32 from the same bits. */
     public final void setData(int[] values) {
         requireType("setData(int[])", DataType.INT32, DataType.UINT32);
         requireCount(values.length);
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_INT, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     public final void setData(long[] values) {
         requireType("setData(long[])", DataType.INT64, DataType.UINT64);
         requireCount(values.length);
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_LONG, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     /** int16, uint16, or float16 raw bits. */
     public final void setData(short[] values) {
         requireType("setData(short[])", DataType.INT16, DataType.UINT16, DataType.FLOAT16);
         requireCount(values.length);
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_SHORT, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     /** int8, uint8, bool (0 or 1), or a custom struct's raw bytes (then the byte count must match). */
@@ -188,7 +203,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
             throw new IllegalArgumentException("setData: " + values.length + " bytes given, " + this + " holds "
                     + byteSize() + " bytes");
         }
-        MemorySegment.copy(values, 0, data(), ValueLayout.JAVA_BYTE, 0, values.length);
+        copyIn(MemorySegment.ofArray(values));
     }
 
     public final void setData(boolean[] values) {
@@ -206,7 +221,24 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
             throw new IllegalArgumentException("setData: " + bytes.byteSize() + " bytes given, " + this + " holds "
                     + byteSize() + " bytes");
         }
-        MemorySegment.copy(bytes, 0, data(), 0, byteSize());
+        copyIn(bytes);
+    }
+
+    private void copyIn(MemorySegment src) {
+        HostCopy.copy(src, data(), byteSize());
+    }
+
+    /** Copies the host view into a heap segment over a new array, in parallel when large. */
+    private void copyOut(MemorySegment heap) {
+        HostCopy.copy(data(), heap, byteSize());
+    }
+
+    /** The element count as an array length, or a clear error when a Java array cannot hold it. */
+    private long checkedLength() {
+        if (size > Integer.MAX_VALUE - 8) {
+            throw new IllegalStateException(this + " has " + size + " elements, too many for a Java array; use data()");
+        }
+        return size;
     }
 
     final void requireType(String what, DataType... allowed) {

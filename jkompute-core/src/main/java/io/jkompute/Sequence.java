@@ -29,7 +29,8 @@ import org.lwjgl.vulkan.*;
  */
 public final class Sequence extends ManagedObject {
     private static final Logging.Log LOG = Logging.logger(Sequence.class);
-    private static final long HYBRID_SPIN_NANOS = 200_000;
+    private static final long MIN_SPIN_NANOS = 200_000;
+    private static final long MAX_SPIN_NANOS = 2_000_000;
 
     private final VulkanDevice.Queue queue;
     private final int queueIndex;
@@ -44,6 +45,9 @@ public final class Sequence extends ManagedObject {
     private boolean ended;
     private volatile boolean running;
     private long submittedValue;
+    private long submitNanos;
+    /** How long the last evaluation took from submit to completion; HYBRID spins a little longer than that. */
+    private long lastDurationNanos;
     private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
 
     /** Native objects and the submit structures, made once so an evaluation allocates nothing. */
@@ -379,6 +383,7 @@ public final class Sequence extends ManagedObject {
             }
         }
         submittedValue = value;
+        submitNanos = System.nanoTime();
         running = true;
         manager.runningChanged(+1);
         return this;
@@ -414,6 +419,7 @@ public final class Sequence extends ManagedObject {
         if (!waitForValue(submittedValue, limit)) {
             return false;
         }
+        lastDurationNanos = System.nanoTime() - submitNanos;
         running = false;
         manager.runningChanged(-1);
         for (int i = 0, n = ops.size(); i < n; i++) {
@@ -426,7 +432,11 @@ public final class Sequence extends ManagedObject {
         long start = System.nanoTime();
         VkDevice d = natives.dev.handle();
         if (waitStrategy != WaitStrategy.BLOCK) {
-            long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, HYBRID_SPIN_NANOS);
+            // a reused sequence tends to take as long as last time: spin through that (within bounds), not block and
+            // pay a thread wake-up just before it completes
+            long hybrid = Math.clamp(lastDurationNanos + lastDurationNanos / 4 - (start - submitNanos), MIN_SPIN_NANOS,
+                    MAX_SPIN_NANOS);
+            long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, hybrid);
             do {
                 check(vkGetSemaphoreCounterValue(d, natives.semaphore, natives.counter), "vkGetSemaphoreCounterValue");
                 if (natives.counter.get(0) >= value) {

@@ -94,7 +94,7 @@ public final class Tensor extends Memory {
             }
         }
         if (init != null && memoryType != MemoryType.STORAGE) {
-            MemorySegment.copy(init, 0, data(), 0, byteSize());
+            HostCopy.copy(init, data(), byteSize());
         }
         long buf = buffer;
         long alloc = allocation;

@@ -10,6 +10,10 @@ public enum WaitStrategy {
     BLOCK,
     /** Poll the semaphore until done (or the timeout passes). */
     SPIN,
-    /** Poll for a short while, then block: short jobs return fast, long ones do not burn a core. The default. */
+    /**
+     * Poll for a while, then block: short jobs return fast, long ones do not burn a core. The polling lasts 0.2 ms, or
+     * a quarter longer than the sequence's previous evaluation took, up to 2 ms. The default: in the project's H100
+     * runs it matched SPIN at the median and had the shorter tail.
+     */
     HYBRID
 }

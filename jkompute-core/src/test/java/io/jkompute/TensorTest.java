@@ -66,6 +66,19 @@ class TensorTest extends GpuTestBase {
     }
 
     @Test
+    void largeCopiesInAndOutAreExact() {
+        int n = 5_000_000 + 3;   // 20 MiB: split over threads, with a ragged last chunk
+        float[] v = new float[n];
+        for (int i = 0; i < n; i++) v[i] = i * 0.25f;
+        try (Tensor t = mgr.tensor(v, MemoryType.HOST); Tensor d = mgr.tensor(DataType.FLOAT32, new long[] {n}, MemoryType.DEVICE)) {
+            assertArrayEquals(v, t.toFloatArray());
+            d.setData(v);
+            run(new OpSyncDevice(d), new OpCopy(d, t));
+            assertArrayEquals(v, t.toFloatArray());
+        }
+    }
+
+    @Test
     void shapeIsRowMajor() {
         try (Tensor t = mgr.tensor(DataType.FLOAT32, new long[] {2, 3, 4}, MemoryType.HOST)) {
             assertArrayEquals(new long[] {2, 3, 4}, t.shape());
