@@ -1,5 +1,6 @@
 package io.jkompute.graph;
 
+import io.jkompute.graph.internal.BackoffIdle;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -121,6 +122,9 @@ public final class ExecutionContext {
      * A negative timeout waits without limit. Returns whether an event arrived.
      */
     public boolean awaitEvent(long seenSequence, long timeoutNanos) throws InterruptedException {
+        if (timeoutNanos != 0 && BackoffIdle.await(() -> eventSequence.get() != seenSequence || stopRequested())) {
+            return eventSequence.get() != seenSequence;
+        }
         eventLock.lock();
         try {
             eventWaiters++;
