@@ -118,13 +118,7 @@ public final class DeviceTensor implements GraphTensor {
 
     @Override
     public void close() {
-        if (owner != null) {
-            try {
-                owner.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("closing device tensor memory failed", e);
-            }
-        }
+        MemoryOwner.close(owner, this);
     }
 
     @Override

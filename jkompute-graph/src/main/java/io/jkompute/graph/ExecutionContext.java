@@ -146,6 +146,20 @@ public final class ExecutionContext {
         }
     }
 
+    /**
+     * Waits until clock time {@code target}: a manual clock jumps there at once; a real clock is waited on, but an
+     * event after {@code seenSequence} (or a stop request) ends the wait early.
+     */
+    public void awaitTime(long seenSequence, long target) throws InterruptedException {
+        if (clock.isManual()) {
+            if (target > clock.timestamp()) {
+                clock.sleepUntil(target);
+            }
+        } else {
+            awaitEvent(seenSequence, clock.wallNanosUntil(target));
+        }
+    }
+
     /** Reports an event for an entity (the runtime and terms call this through {@link Graph#notify}). */
     void notifyEvent(Entity e) {
         eventSequence.incrementAndGet();

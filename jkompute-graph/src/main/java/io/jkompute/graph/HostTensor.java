@@ -141,13 +141,7 @@ public final class HostTensor implements GraphTensor {
 
     @Override
     public void close() {
-        if (owner != null) {
-            try {
-                owner.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("closing tensor memory failed", e);
-            }
-        }
+        MemoryOwner.close(owner, this);
     }
 
     @Override

@@ -80,13 +80,7 @@ public final class GreedyScheduler extends Scheduler {
             }
             if (earliest != Long.MAX_VALUE) {
                 watch.progress();
-                if (clock.isManual()) {
-                    if (earliest > clock.timestamp()) {
-                        clock.sleepUntil(earliest);
-                    }
-                } else {
-                    ctx.awaitEvent(seq, clock.wallNanosUntil(earliest));
-                }
+                ctx.awaitTime(seq, earliest);
                 continue;
             }
             if (waitEvent > 0) {

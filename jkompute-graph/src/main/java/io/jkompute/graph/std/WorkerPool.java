@@ -215,13 +215,7 @@ final class WorkerPool {
             }
             if (earliest != Long.MAX_VALUE) {
                 watch.progress();
-                if (clock.isManual()) {
-                    if (earliest > clock.timestamp()) {
-                        clock.sleepUntil(earliest);
-                    }
-                } else {
-                    ctx.awaitEvent(seq, clock.wallNanosUntil(earliest));
-                }
+                ctx.awaitTime(seq, earliest);
                 continue;
             }
             if (waitEvent) {
