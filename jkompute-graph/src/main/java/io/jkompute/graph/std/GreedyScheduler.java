@@ -85,7 +85,7 @@ public final class GreedyScheduler extends Scheduler {
             }
             if (waitEvent > 0) {
                 watch.progress();
-                ctx.awaitEvent(seq, -1);
+                ctx.awaitEvent(seq, SchedulerParameters.waitCap(clock, deadline));
                 continue;
             }
             if (watch.stuck()) {

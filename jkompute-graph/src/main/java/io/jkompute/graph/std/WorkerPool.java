@@ -201,7 +201,8 @@ final class WorkerPool {
             }
             if (running.get() > 0 || !toCheck.isEmpty()) {
                 watch.progress();
-                long wait = eventDriven ? (earliest == Long.MAX_VALUE ? -1 : clock.wallNanosUntil(earliest)) : pollNs;
+                long wait = eventDriven ? (earliest == Long.MAX_VALUE ? SchedulerParameters.waitCap(clock, deadline)
+                        : clock.wallNanosUntil(earliest)) : pollNs;
                 if (!clock.isManual() && !eventDriven && earliest != Long.MAX_VALUE) {
                     wait = Math.min(wait, clock.wallNanosUntil(earliest));
                 }
@@ -220,7 +221,7 @@ final class WorkerPool {
             }
             if (waitEvent) {
                 watch.progress();
-                ctx.awaitEvent(seq, eventDriven ? -1 : pollNs);
+                ctx.awaitEvent(seq, eventDriven ? SchedulerParameters.waitCap(clock, deadline) : pollNs);
                 continue;
             }
             if (anyIdleEntityCanRun(seq)) {
