@@ -11,6 +11,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.concurrent.Callable;
+import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -54,7 +55,15 @@ final class RunCommand implements Callable<Integer> {
             err.println("error: " + e.getMessage());
             return 2;
         }
-        Thread onCtrlC = new Thread(graph::interrupt, "jkompute-run-interrupt");
+        Thread onCtrlC = new Thread(() -> {
+            // let the graph stop its codelets before the JVM goes
+            graph.interrupt();
+            try {
+                graph.await(5, TimeUnit.SECONDS);
+            } catch (RuntimeException | InterruptedException ignored) {
+                // not started yet, or it failed: nothing more to wait for
+            }
+        }, "jkompute-run-interrupt");
         Runtime.getRuntime().addShutdownHook(onCtrlC);
         try (graph) {
             RunResult result;

@@ -36,7 +36,7 @@ public final class DeviceTensor implements GraphTensor {
 
     /** Takes a block from a device allocator (e.g. a BlockMemoryPool with storage_type 1); closing returns it. */
     public static DeviceTensor allocate(Allocator allocator, DataType type, long... shape) {
-        long bytes = Math.multiplyExact(count(shape), type.byteSize());
+        long bytes = Math.multiplyExact(GraphTensor.elementCount(shape), type.byteSize());
         MemoryBlock block = allocator.allocate(bytes, StorageType.DEVICE);
         if (!(block.deviceObject() instanceof Tensor t)) {
             block.close();
@@ -55,16 +55,6 @@ public final class DeviceTensor implements GraphTensor {
         return new DeviceTensor(tensor, type, shape, null);
     }
 
-    private static long count(long[] shape) {
-        long n = 1;
-        for (long d : shape) {
-            if (d < 0) {
-                throw new IllegalArgumentException("negative dimension in shape " + Arrays.toString(shape));
-            }
-            n = Math.multiplyExact(n, d);
-        }
-        return n;
-    }
 
     /** The core Vulkan tensor (bind it in an Algorithm). */
     public Tensor tensor() {
@@ -118,13 +108,7 @@ public final class DeviceTensor implements GraphTensor {
 
     @Override
     public void close() {
-        if (owner != null) {
-            try {
-                owner.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("closing device tensor memory failed", e);
-            }
-        }
+        MemoryOwner.close(owner, this);
     }
 
     @Override

@@ -1,5 +1,6 @@
 package io.jkompute.graph;
 
+import io.jkompute.graph.internal.BackoffIdle;
 import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
@@ -121,6 +122,9 @@ public final class ExecutionContext {
      * A negative timeout waits without limit. Returns whether an event arrived.
      */
     public boolean awaitEvent(long seenSequence, long timeoutNanos) throws InterruptedException {
+        if (timeoutNanos != 0 && BackoffIdle.await(() -> eventSequence.get() != seenSequence || stopRequested())) {
+            return eventSequence.get() != seenSequence;
+        }
         eventLock.lock();
         try {
             eventWaiters++;
@@ -139,6 +143,20 @@ public final class ExecutionContext {
         } finally {
             eventWaiters--;
             eventLock.unlock();
+        }
+    }
+
+    /**
+     * Waits until clock time {@code target}: a manual clock jumps there at once; a real clock is waited on, but an
+     * event after {@code seenSequence} (or a stop request) ends the wait early.
+     */
+    public void awaitTime(long seenSequence, long target) throws InterruptedException {
+        if (clock.isManual()) {
+            if (target > clock.timestamp()) {
+                clock.sleepUntil(target);
+            }
+        } else {
+            awaitEvent(seenSequence, clock.wallNanosUntil(target));
         }
     }
 

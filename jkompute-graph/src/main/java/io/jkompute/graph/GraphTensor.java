@@ -38,6 +38,18 @@ public interface GraphTensor extends AutoCloseable {
      */
     MemorySegment toHost(Arena arena);
 
+    /** Elements in a shape; refuses negative dimensions and overflow. */
+    static long elementCount(long[] shape) {
+        long n = 1;
+        for (long d : shape) {
+            if (d < 0) {
+                throw new IllegalArgumentException("negative dimension in shape " + java.util.Arrays.toString(shape));
+            }
+            n = Math.multiplyExact(n, d);
+        }
+        return n;
+    }
+
     /** Dense row-major byte strides for a shape. */
     static long[] denseStrides(long[] shape, int elementSize) {
         long[] s = new long[shape.length];

@@ -49,7 +49,7 @@ public final class HostTensor implements GraphTensor {
 
     /** Allocates a dense tensor from {@code allocator} (its block returns when the tensor is closed). */
     public static HostTensor allocate(Allocator allocator, DataType type, long... shape) {
-        long bytes = Math.multiplyExact(count(shape), type.byteSize());
+        long bytes = Math.multiplyExact(GraphTensor.elementCount(shape), type.byteSize());
         MemoryBlock block = allocator.allocate(bytes, StorageType.HOST);
         if (block.storage() == StorageType.DEVICE) {
             block.close();
@@ -77,13 +77,6 @@ public final class HostTensor implements GraphTensor {
         return wrap(seg, DataType.FLOAT32, shape.length == 0 ? new long[] {values.length} : shape);
     }
 
-    private static long count(long[] shape) {
-        long n = 1;
-        for (long d : shape) {
-            n = Math.multiplyExact(n, d);
-        }
-        return n;
-    }
 
     @Override
     public long[] shape() {
@@ -141,13 +134,7 @@ public final class HostTensor implements GraphTensor {
 
     @Override
     public void close() {
-        if (owner != null) {
-            try {
-                owner.close();
-            } catch (Exception e) {
-                throw new IllegalStateException("closing tensor memory failed", e);
-            }
-        }
+        MemoryOwner.close(owner, this);
     }
 
     @Override

@@ -37,6 +37,42 @@ class ExtensionManifestTest {
             """;
 
     @Test
+    void javaCodeletFromAJar(@TempDir Path dir) throws Exception {
+        Path src = Files.createDirectories(dir.resolve("src/jarred"));
+        Files.writeString(src.resolve("Counter.java"), """
+                package jarred;
+                public class Counter extends io.jkompute.graph.CodeletAdapter {
+                    public int ticks;
+                    @Override public void tick() { ticks++; }
+                }
+                """);
+        Path classes = Files.createDirectories(dir.resolve("classes"));
+        assertEquals(0, ToolProvider.getSystemJavaCompiler().run(null, null, null, "-d", classes.toString(), "-cp",
+                System.getProperty("java.class.path"), src.resolve("Counter.java").toString()));
+        try (JarOutputStream out = new JarOutputStream(Files.newOutputStream(dir.resolve("codelets.jar")))) {
+            out.putNextEntry(new JarEntry("jarred/Counter.class"));
+            out.write(Files.readAllBytes(classes.resolve("jarred/Counter.class")));
+        }
+        Path app = dir.resolve("app.yaml");
+        Files.writeString(app, """
+                name: e
+                components:
+                - { type: CountSchedulingTerm, parameters: { count: 3 } }
+                - { name: c, type: JavaCodelet, parameters: { codelet_name: jarred.Counter, codelet_file: codelets.jar } }
+                ---
+                name: sched
+                components:
+                - { name: clock, type: ManualClock }
+                - { type: GreedyScheduler, parameters: { clock: clock } }
+                """);
+        try (Graph g = Graph.load(app)) {
+            g.run();
+            Object counter = g.component("e/c", JavaCodelet.class).instance();
+            assertEquals(3, counter.getClass().getField("ticks").getInt(counter));
+        }
+    }
+
+    @Test
     void manifestLoadsExtensionJars(@TempDir Path dir) throws Exception {
         Path src = Files.createDirectories(dir.resolve("src/ext"));
         Files.writeString(src.resolve("NeverTerm.java"), TERM);

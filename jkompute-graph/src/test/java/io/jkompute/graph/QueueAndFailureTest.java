@@ -107,6 +107,29 @@ class QueueAndFailureTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"greedy", "multithread", "eventbased"})
+    void deadlockTimeoutWaitsBeforeStopping(String scheduler) {
+        try (Graph g = Graphs.load("ping.yaml", scheduler, "sched/scheduler/stop_on_deadlock_timeout=150")) {
+            long t0 = System.nanoTime();
+            RunResult r = g.run();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
+            assertEquals(StopReason.DEADLOCK, r.reason());
+            assertTrue(ms >= 150, "stopped after " + ms + " ms");
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"greedy", "multithread", "eventbased"})
+    void anEntityParkedForAnEventThatNeverComesIsNotADeadlock(String scheduler) {
+        try (Graph g = Graphs.load("async.yaml", scheduler, "worker/job/codelet_params={term: async, finish: false}",
+                "sched/scheduler/max_duration_ms=100")) {
+            RunResult r = g.run();
+            assertEquals(StopReason.MAX_DURATION, r.reason(), "WAIT_EVENT keeps the graph alive until max_duration_ms");
+            assertEquals(1, g.entity("worker").tickCount());
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"greedy", "multithread", "eventbased"})
     void codeletExceptionStopsTheGraphAndStillStopsStartedCodelets(String scheduler) {
         try (Graph g = Graphs.load("failing.yaml", scheduler)) {
             GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);

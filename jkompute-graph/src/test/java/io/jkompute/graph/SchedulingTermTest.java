@@ -34,6 +34,19 @@ class SchedulingTermTest {
     }
 
     @ParameterizedTest
+    @ValueSource(strings = {"greedy", "multithread", "eventbased"})
+    void periodicOnTheRealtimeClockNeverTicksEarly(String scheduler) {
+        try (Graph g = Graphs.load("periodic.yaml", scheduler, "tx/period/recess_period=2ms")) {
+            g.run();
+            List<Long> t = Graphs.codelet(g, "rx/rec", Recorder.class).acqtimes;
+            assertEquals(10, t.size());
+            for (int k = 1; k < t.size(); k++) {
+                assertTrue(t.get(k) >= t.get(0) + k * 2_000_000L, "tick " + k + " at " + t.get(k) + " ns is early");
+            }
+        }
+    }
+
+    @ParameterizedTest
     @ValueSource(strings = {"greedy-manual", "multithread-manual", "eventbased-manual"})
     void targetTimeTicksWhenTheCodeletAsks(String scheduler) {
         try (Graph g = Graphs.load("target-time.yaml", scheduler)) {

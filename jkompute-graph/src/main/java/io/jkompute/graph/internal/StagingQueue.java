@@ -9,8 +9,8 @@ import java.util.List;
 
 /**
  * GXF's staging queue: a back stage writers push into and a main stage readers see, each at most
- * {@code capacity} messages. Safe for one writer thread and one reader thread at a time (every method locks),
- * which is what a connection between two entities on different workers needs.
+ * {@code capacity} messages. Every method locks the queue, so writers (upstream entities, several with fan-in) and
+ * the reader (the owning entity) may run on different worker threads; critical sections are a few deque operations.
  */
 public final class StagingQueue {
     /** Thrown when the fault policy refuses a message; the caller turns it into a named error. */

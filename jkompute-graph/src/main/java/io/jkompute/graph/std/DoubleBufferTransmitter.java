@@ -1,29 +1,23 @@
 package io.jkompute.graph.std;
 
 import io.jkompute.graph.Message;
-import io.jkompute.graph.Parameter;
-import io.jkompute.graph.ParameterTypes;
-import io.jkompute.graph.QueuePolicy;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.Transmitter;
 import io.jkompute.graph.internal.StagingQueue;
 
 /** GXF's DoubleBufferTransmitter: {@code capacity} (default 1), {@code policy} (0 pop, 1 reject, 2 fault; default 2). */
 public final class DoubleBufferTransmitter extends Transmitter {
-    private Parameter<Long> capacity;
-    private Parameter<QueuePolicy> policy;
+    private final QueueParameters parameters = new QueueParameters();
     private StagingQueue queue;
 
     @Override
     protected void registerInterface(Registrar r) {
-        capacity = r.parameter("capacity", ParameterTypes.UINT64, "messages per stage", 1L);
-        policy = r.parameter("policy", ParameterTypes.enumeration(QueuePolicy.class),
-                "full queue: 0 drop oldest, 1 drop newest, 2 fault", QueuePolicy.FAULT);
+        parameters.register(r);
     }
 
     @Override
     protected void initialize() {
-        queue = Queues.create(capacity.get(), policy.get());
+        queue = parameters.createQueue();
     }
 
     @Override

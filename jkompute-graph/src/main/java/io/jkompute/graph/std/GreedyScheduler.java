@@ -80,18 +80,12 @@ public final class GreedyScheduler extends Scheduler {
             }
             if (earliest != Long.MAX_VALUE) {
                 watch.progress();
-                if (clock.isManual()) {
-                    if (earliest > clock.timestamp()) {
-                        clock.sleepUntil(earliest);
-                    }
-                } else {
-                    ctx.awaitEvent(seq, clock.wallNanosUntil(earliest));
-                }
+                ctx.awaitTime(seq, earliest);
                 continue;
             }
             if (waitEvent > 0) {
                 watch.progress();
-                ctx.awaitEvent(seq, -1);
+                ctx.awaitEvent(seq, SchedulerParameters.waitCap(clock, deadline));
                 continue;
             }
             if (watch.stuck()) {

@@ -25,6 +25,11 @@ final class SchedulerParameters {
         return new DeadlockWatch(stopOnDeadlock.get(), stopOnDeadlockTimeout.get());
     }
 
+    /** How long (wall ns) an open-ended wait may last before the deadline must be checked; -1 without a deadline. */
+    static long waitCap(Clock clock, long deadline) {
+        return deadline == Long.MAX_VALUE || clock.isManual() ? -1 : clock.wallNanosUntil(deadline) + 1;
+    }
+
     /** The clock time after which the run stops, or Long.MAX_VALUE. */
     long deadline(long start) {
         return maxDurationMs.isSet() ? start + maxDurationMs.get() * 1_000_000L : Long.MAX_VALUE;

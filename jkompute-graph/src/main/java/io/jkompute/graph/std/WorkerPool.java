@@ -7,6 +7,7 @@ import io.jkompute.graph.Scheduler.StopReport;
 import io.jkompute.graph.SchedulingCondition;
 import io.jkompute.graph.SchedulingConditionType;
 import io.jkompute.graph.StopReason;
+import io.jkompute.graph.internal.BackoffIdle;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -103,11 +104,14 @@ final class WorkerPool {
 
     private void workerLoop() {
         while (true) {
-            Slot s;
-            try {
-                s = work.take();
-            } catch (InterruptedException e) {
-                return;
+            Slot s = work.poll();
+            if (s == null) {
+                BackoffIdle.await(() -> !work.isEmpty());
+                try {
+                    s = work.take();
+                } catch (InterruptedException e) {
+                    return;
+                }
             }
             if (s.entity == STOP) {
                 return;
@@ -123,9 +127,12 @@ final class WorkerPool {
             } catch (Throwable t) {
                 ctx.fail(t);
             } finally {
+                // queue the re-check before dropping the running count: the dispatcher reads them in the
+                // opposite order, so it never sees "nothing running, nothing to check" while this entity is pending
                 s.running = false;
+                s.queued.set(true);
+                toCheck.add(s);
                 running.decrementAndGet();
-                onEvent(s.entity);
                 ctx.graph().notify(s.entity);
             }
         }
@@ -194,7 +201,8 @@ final class WorkerPool {
             }
             if (running.get() > 0 || !toCheck.isEmpty()) {
                 watch.progress();
-                long wait = eventDriven ? (earliest == Long.MAX_VALUE ? -1 : clock.wallNanosUntil(earliest)) : pollNs;
+                long wait = eventDriven ? (earliest == Long.MAX_VALUE ? SchedulerParameters.waitCap(clock, deadline)
+                        : clock.wallNanosUntil(earliest)) : pollNs;
                 if (!clock.isManual() && !eventDriven && earliest != Long.MAX_VALUE) {
                     wait = Math.min(wait, clock.wallNanosUntil(earliest));
                 }
@@ -208,18 +216,15 @@ final class WorkerPool {
             }
             if (earliest != Long.MAX_VALUE) {
                 watch.progress();
-                if (clock.isManual()) {
-                    if (earliest > clock.timestamp()) {
-                        clock.sleepUntil(earliest);
-                    }
-                } else {
-                    ctx.awaitEvent(seq, clock.wallNanosUntil(earliest));
-                }
+                ctx.awaitTime(seq, earliest);
                 continue;
             }
             if (waitEvent) {
                 watch.progress();
-                ctx.awaitEvent(seq, eventDriven ? -1 : pollNs);
+                ctx.awaitEvent(seq, eventDriven ? SchedulerParameters.waitCap(clock, deadline) : pollNs);
+                continue;
+            }
+            if (anyIdleEntityCanRun(seq)) {
                 continue;
             }
             if (watch.stuck()) {
@@ -234,6 +239,24 @@ final class WorkerPool {
             }
             ctx.awaitEvent(seq, pollNs > 0 ? pollNs : 1_000_000);
         }
+    }
+
+    /** A last, fresh look before calling it a deadlock: an event since {@code seq} or any entity READY now. */
+    private boolean anyIdleEntityCanRun(long seq) {
+        if (ctx.eventSequence() != seq || running.get() > 0 || !toCheck.isEmpty()) {
+            return true;
+        }
+        long now = clock.timestamp();
+        for (Slot s : slots) {
+            if (!s.done && !s.running) {
+                SchedulingConditionType t = ctx.check(s.entity, now).type();
+                if (t != SchedulingConditionType.WAIT) {
+                    onEvent(s.entity);
+                    return true;
+                }
+            }
+        }
+        return false;
     }
 
     /** Checks an idle entity; submits it when READY (or NEVER, so a worker stops it). Returns 1 if submitted. */

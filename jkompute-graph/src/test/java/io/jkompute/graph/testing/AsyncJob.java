@@ -7,7 +7,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Each tick starts a background job and parks the entity (EVENT_WAITING); the job finishes 2 ms later with
- * EVENT_DONE, which wakes the scheduler. Counts ticks that found the job finished.
+ * EVENT_DONE, which wakes the scheduler (with finish: false it never ends). Counts ticks that found the job finished.
  */
 public class AsyncJob extends CodeletAdapter {
     public final AtomicInteger jobsDone = new AtomicInteger();
@@ -20,6 +20,9 @@ public class AsyncJob extends CodeletAdapter {
             ticksAfterDone++;
         }
         term.setEventState(AsynchronousEventState.EVENT_WAITING);
+        if (Boolean.FALSE.equals(params().get("finish"))) {
+            return; // the job never ends: the entity stays parked
+        }
         Thread.ofPlatform().start(() -> {
             try {
                 Thread.sleep(2);

@@ -1,0 +1,128 @@
+package io.jkompute.graph;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import io.jkompute.DataType;
+import io.jkompute.graph.std.BlockMemoryPool;
+import io.jkompute.graph.std.UnboundedAllocator;
+import io.jkompute.graph.testing.Recorder;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.Test;
+
+/** Message reference counting, pool blocks, leak reclaiming, and graphs built with the Java API. */
+class MessageAndJavaApiTest {
+
+    private static Graph graphWithPool(int blocks) {
+        Graph g = Graph.create();
+        Entity e = g.addEntity("mem");
+        Component pool = e.add("BlockMemoryPool", "pool");
+        g.setParameter(pool, "block_size", 64L);
+        g.setParameter(pool, "num_blocks", (long) blocks);
+        g.activate();
+        return g;
+    }
+
+    @Test
+    void blocksReturnWhenTheLastReferenceGoes() {
+        try (Graph g = graphWithPool(2)) {
+            BlockMemoryPool pool = g.component("mem/pool", BlockMemoryPool.class);
+            Message m = Message.create().add("t", HostTensor.allocate(pool, DataType.FLOAT32, 16));
+            assertEquals(1, pool.freeBlocks());
+            m.retain();
+            m.release();
+            assertEquals(1, pool.freeBlocks(), "one reference is left");
+            m.release();
+            assertEquals(2, pool.freeBlocks());
+            IllegalStateException twice = assertThrows(IllegalStateException.class, m::release);
+            assertTrue(twice.getMessage().startsWith("message released more often than retained"), twice.getMessage());
+            assertThrows(IllegalStateException.class, () -> m.add("x", 1));
+        }
+    }
+
+    @Test
+    void poolRefusesOversizedAndExhaustedRequests() {
+        try (Graph g = graphWithPool(1)) {
+            BlockMemoryPool pool = g.component("mem/pool", BlockMemoryPool.class);
+            IllegalArgumentException big = assertThrows(IllegalArgumentException.class,
+                    () -> HostTensor.allocate(pool, DataType.FLOAT32, 17));
+            assertEquals("mem/pool: request of 68 bytes exceeds block_size 64", big.getMessage());
+            HostTensor t = HostTensor.allocate(pool, DataType.FLOAT32, 16);
+            IllegalStateException none = assertThrows(IllegalStateException.class,
+                    () -> HostTensor.allocate(pool, DataType.FLOAT32, 16));
+            assertEquals("mem/pool: all 1 blocks are in use; add a MemoryAvailableSchedulingTerm or raise num_blocks",
+                    none.getMessage());
+            t.close();
+            t.close();
+            assertEquals(1, pool.freeBlocks(), "closing twice is harmless");
+        }
+    }
+
+    @Test
+    void aMessageLostWithoutReleaseIsReclaimedByTheCleaner() throws InterruptedException {
+        try (Graph g = graphWithPool(1)) {
+            BlockMemoryPool pool = g.component("mem/pool", BlockMemoryPool.class);
+            dropUnreleased(pool);
+            for (int i = 0; i < 200 && pool.freeBlocks() == 0; i++) {
+                System.gc();
+                Thread.sleep(10);
+            }
+            assertEquals(1, pool.freeBlocks());
+        }
+    }
+
+    private static void dropUnreleased(Allocator pool) {
+        Message.create().add("t", HostTensor.allocate(pool, DataType.FLOAT32, 4));
+    }
+
+    @Test
+    void messageComponentsByTypeAndName() {
+        UnboundedAllocator a = new UnboundedAllocator();
+        HostTensor t1 = HostTensor.of(new float[] {1, 2, 3});
+        HostTensor t2 = HostTensor.of(new float[] {4, 5}, 2, 1);
+        Message m = Message.create().add("host_tensor", t1).add("host_tensor", t2).add("meta", Map.of("k", 1));
+        assertEquals(List.of(t1, t2), m.findAll(GraphTensor.class));
+        assertSame(t1, m.get(HostTensor.class, "host_tensor"));
+        assertEquals(Map.of("k", 1), m.get(Map.class, "meta"));
+        assertEquals(List.of("host_tensor", "host_tensor", "meta"), m.names());
+        assertEquals(List.of(4f, 5f), List.of(t2.toFloatArray()[0], t2.toFloatArray()[1]));
+        assertTrue(a.isAvailable(1L << 40));
+        m.release();
+    }
+
+    @Test
+    void graphBuiltWithTheJavaApi() {
+        try (Graph g = Graph.create()) {
+            Entity sched = g.addEntity("sched");
+            Component clock = sched.add("ManualClock", "clock");
+            g.setParameter(sched.add("GreedyScheduler", "s"), "clock", clock);
+
+            Entity tx = g.addEntity("tx");
+            Component out = tx.add("DoubleBufferTransmitter", "out");
+            g.setParameter(tx.add("PeriodicSchedulingTerm", "period"), "recess_period", "1ms");
+            g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", 3L);
+            Component seq = tx.add("JavaCodelet", "seq");
+            g.setParameter(seq, "codelet_name", "io.jkompute.graph.testing.SeqTx");
+            g.setParameter(seq, "codelet_params", Map.of("transmitter", "out", "acqtime", "clock"));
+
+            Entity rx = g.addEntity("rx");
+            Component in = rx.add("nvidia::gxf::DoubleBufferReceiver", "in");
+            g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", "in");
+            Component rec = rx.add("JavaCodelet", "rec");
+            g.setParameter(rec, "codelet_name", "io.jkompute.graph.testing.Recorder");
+            g.setParameter(rec, "codelet_params", "receiver: in");
+
+            Component link = g.addEntity("links").add("Connection", "c");
+            g.setParameter(link, "source", out);
+            g.setParameter(link, "target", in);
+
+            RunResult r = g.run();
+            assertEquals(List.of(0L, 1_000_000L, 2_000_000L), Graphs.codelet(g, "rx/rec", Recorder.class).acqtimes);
+            assertEquals(StopReason.DEADLOCK, r.reason());
+            assertThrows(IllegalStateException.class, () -> g.addEntity("late"), "fixed after activation");
+        }
+    }
+}
