@@ -29,6 +29,8 @@ public final class Tensor extends Memory {
     /** Dedicated exportable memory, or 0 when VMA sub-allocated the buffer. */
     private final long exportableMemory;
     private final long exportableSize;
+    private Sequence toDevice;
+    private Sequence toHost;
 
     Tensor(Manager manager, DataType dataType, int elementSize, long[] shape, MemoryType memoryType, MemorySegment init) {
         this(manager, dataType, elementSize, shape, memoryType, init, false);
@@ -215,6 +217,46 @@ public final class Tensor extends Memory {
             n = Math.multiplyExact(n, d);
         }
         return n;
+    }
+
+    /**
+     * Copies the host view to the GPU now and waits: an {@link OpSyncDevice} recorded once into a sequence this tensor
+     * keeps, so calling it per frame costs one submit, not a recording. Nothing to do for other than DEVICE memory.
+     */
+    public void syncDevice() {
+        checkOpen();
+        if (memoryType == MemoryType.DEVICE) {
+            synchronized (this) {
+                if (toDevice == null) {
+                    toDevice = manager.sequence().record(new OpSyncDevice(this));
+                }
+                toDevice.eval();
+            }
+        }
+    }
+
+    /** Copies the GPU data to the host view now and waits; like {@link #syncDevice()}, recorded once. */
+    public void syncLocal() {
+        checkOpen();
+        if (memoryType == MemoryType.DEVICE) {
+            synchronized (this) {
+                if (toHost == null) {
+                    toHost = manager.sequence().record(new OpSyncLocal(this));
+                }
+                toHost.eval();
+            }
+        }
+    }
+
+    /** Closes the sequences {@link #syncDevice()} and {@link #syncLocal()} kept, then the tensor. */
+    @Override
+    public void close() {
+        synchronized (this) {
+            if (toDevice != null) toDevice.close();
+            if (toHost != null) toHost.close();
+            toDevice = toHost = null;
+        }
+        super.close();
     }
 
     /** The shape, row-major: the last dimension varies fastest. */

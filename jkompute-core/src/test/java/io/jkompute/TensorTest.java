@@ -79,6 +79,24 @@ class TensorTest extends GpuTestBase {
     }
 
     @Test
+    void syncShortcutsReuseOneRecording() {
+        try (Tensor t = mgr.tensor(new float[] {1, 2, 3}); Tensor probe = mgr.tensor(new float[3], MemoryType.HOST)) {
+            for (int k = 0; k < 3; k++) {
+                t.setData(new float[] {k, k + 1, k + 2});
+                t.syncDevice();
+                run(new OpCopy(t, probe));
+                assertArrayEquals(new float[] {k, k + 1, k + 2}, probe.toFloatArray());
+            }
+            probe.setData(new float[] {7, 8, 9});
+            run(new OpCopy(probe, t));
+            t.syncLocal();
+            assertArrayEquals(new float[] {7, 8, 9}, t.toFloatArray());
+            probe.syncDevice();   // HOST memory: nothing to do
+            assertArrayEquals(new float[] {7, 8, 9}, probe.toFloatArray());
+        }
+    }
+
+    @Test
     void shapeIsRowMajor() {
         try (Tensor t = mgr.tensor(DataType.FLOAT32, new long[] {2, 3, 4}, MemoryType.HOST)) {
             assertArrayEquals(new long[] {2, 3, 4}, t.shape());

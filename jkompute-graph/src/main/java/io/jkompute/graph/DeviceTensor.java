@@ -1,9 +1,6 @@
 package io.jkompute.graph;
 
 import io.jkompute.DataType;
-import io.jkompute.Manager;
-import io.jkompute.OpSyncDevice;
-import io.jkompute.OpSyncLocal;
 import io.jkompute.Tensor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -81,26 +78,27 @@ public final class DeviceTensor implements GraphTensor {
         return StorageType.DEVICE;
     }
 
-    /** Copies host bytes into the GPU buffer (staging write + OpSyncDevice). */
+    /**
+     * Copies host bytes into the GPU buffer: a staging write, then the tensor's own recorded sync, so pooled blocks
+     * that come round again cost one submit each time, not a recording.
+     */
     public void upload(MemorySegment bytes) {
         if (bytes.byteSize() != byteSize()) {
             throw new IllegalArgumentException("upload of " + bytes.byteSize() + " bytes into a " + byteSize()
                     + "-byte tensor");
         }
-        Manager mgr = tensor.manager();
-        synchronized (mgr) {
+        synchronized (tensor) {
             MemorySegment.copy(bytes, 0, tensor.data(), 0, bytes.byteSize());
-            mgr.eval(new OpSyncDevice(tensor));
+            tensor.syncDevice();
         }
     }
 
-    /** Reads the GPU buffer back (OpSyncLocal) into a new host segment. */
+    /** Reads the GPU buffer back (the tensor's recorded sync) into a new host segment. */
     @Override
     public MemorySegment toHost(Arena arena) {
-        Manager mgr = tensor.manager();
         MemorySegment out = arena.allocate(byteSize(), 8);
-        synchronized (mgr) {
-            mgr.eval(new OpSyncLocal(tensor));
+        synchronized (tensor) {
+            tensor.syncLocal();
             MemorySegment.copy(tensor.data(), 0, out, 0, byteSize());
         }
         return out;
