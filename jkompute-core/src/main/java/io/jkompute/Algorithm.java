@@ -156,9 +156,7 @@ public final class Algorithm extends ManagedObject {
             }
             vkUpdateDescriptorSets(d, writes, null);
 
-            check(vkCreateShaderModule(d, VkShaderModuleCreateInfo.calloc(stack).sType$Default()
-                    .pCode(stack.bytes(spirv)), null, lp), "vkCreateShaderModule");
-            natives.module = lp.get(0);
+            natives.module = createShaderModule(d, spirv, stack);
 
             VkPipelineLayoutCreateInfo plci = VkPipelineLayoutCreateInfo.calloc(stack).sType$Default()
                     .pSetLayouts(stack.longs(natives.setLayout));
@@ -190,6 +188,19 @@ public final class Algorithm extends ManagedObject {
         } catch (RuntimeException e) {
             natives.destroy();
             throw e;
+        }
+    }
+
+    /** A shader module; the code goes through the heap, since shaders can exceed LWJGL's 64 KiB stack. */
+    static long createShaderModule(VkDevice d, byte[] spirv, MemoryStack stack) {
+        java.nio.ByteBuffer code = org.lwjgl.system.MemoryUtil.memAlloc(spirv.length).put(0, spirv);
+        try {
+            LongBuffer lp = stack.mallocLong(1);
+            check(vkCreateShaderModule(d, VkShaderModuleCreateInfo.calloc(stack).sType$Default().pCode(code), null, lp),
+                    "vkCreateShaderModule");
+            return lp.get(0);
+        } finally {
+            org.lwjgl.system.MemoryUtil.memFree(code);
         }
     }
 

@@ -79,9 +79,7 @@ final class DeviceCopy implements AutoCloseable {
         byte[] spirv = Shader.compile(SHADER, "DeviceCopy.comp");
         try (MemoryStack stack = stackPush()) {
             LongBuffer lp = stack.mallocLong(1);
-            check(vkCreateShaderModule(d, VkShaderModuleCreateInfo.calloc(stack).sType$Default().pCode(stack.bytes(spirv)),
-                    null, lp), "vkCreateShaderModule");
-            module = lp.get(0);
+            module = Algorithm.createShaderModule(d, spirv, stack);
             check(vkCreatePipelineLayout(d, VkPipelineLayoutCreateInfo.calloc(stack).sType$Default()
                     .pPushConstantRanges(VkPushConstantRange.calloc(1, stack).stageFlags(VK_SHADER_STAGE_COMPUTE_BIT).size(24)),
                     null, lp), "vkCreatePipelineLayout");

@@ -119,26 +119,41 @@ public final class VulkanDevice implements AutoCloseable {
             }
             queues = List.copyOf(qs);
 
-            VmaVulkanFunctions fns = VmaVulkanFunctions.calloc(stack).set(instance.handle(), device);
-            VmaAllocatorCreateInfo aci = VmaAllocatorCreateInfo.calloc(stack).physicalDevice(physical).device(device)
-                    .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2)
-                    .flags(feat.bufferDeviceAddress() ? VMA_ALLOCATOR_CREATE_BUFFER_DEVICE_ADDRESS_BIT : 0);
-            check(vmaCreateAllocator(aci, p), "vmaCreateAllocator");
-            allocator = p.get(0);
-
-            VkPipelineCacheCreateInfo pcci = VkPipelineCacheCreateInfo.calloc(stack).sType$Default();
-            byte[] saved = PipelineCacheFile.load(properties);
-            if (saved != null) {
-                // the driver checks the header (vendor, device, UUID) and ignores data that is not its own
-                pcci.pInitialData(stack.bytes(saved));
+            long vma = 0;
+            try {
+                VmaVulkanFunctions fns = VmaVulkanFunctions.calloc(stack).set(instance.handle(), device);
+                VmaAllocatorCreateInfo aci = VmaAllocatorCreateInfo.calloc(stack).physicalDevice(physical).device(device)
+                        .instance(instance.handle()).pVulkanFunctions(fns).vulkanApiVersion(VK12.VK_API_VERSION_1_2)
+                        .flags(feat.bufferDeviceAddress() ? VMA_ALLOCATOR_CREATE_BUFFER_DEVICE_ADDRESS_BIT : 0);
+                check(vmaCreateAllocator(aci, p), "vmaCreateAllocator");
+                vma = p.get(0);
+                pipelineCache = createPipelineCache(device, properties);
+            } catch (RuntimeException | Error e) {
+                // a device left alive crashes the NVIDIA driver at JVM exit: undo what was made
+                if (vma != 0) vmaDestroyAllocator(vma);
+                vkDestroyDevice(device, null);
+                throw e;
             }
-            LongBuffer lp = stack.mallocLong(1);
-            check(vkCreatePipelineCache(device, pcci, null, lp), "vkCreatePipelineCache");
-            pipelineCache = lp.get(0);
+            allocator = vma;
         }
         staging = new StagingPool(this);
         LOG.info("device {} ({}), {} queue(s) on famil{} {}", properties.name(), properties.type(), queues.size(),
                 distinctFamilies.length == 1 ? "y" : "ies", java.util.Arrays.toString(families));
+    }
+
+    /** The pipeline cache, seeded from disk; the saved data can exceed LWJGL's 64 KiB stack, so it goes to the heap. */
+    private static long createPipelineCache(VkDevice device, DeviceProperties properties) {
+        byte[] saved = PipelineCacheFile.load(properties);
+        java.nio.ByteBuffer initial = saved == null ? null : org.lwjgl.system.MemoryUtil.memAlloc(saved.length).put(0, saved);
+        try (MemoryStack stack = stackPush()) {
+            // the driver checks the header (vendor, device, UUID) and ignores data that is not its own
+            VkPipelineCacheCreateInfo pcci = VkPipelineCacheCreateInfo.calloc(stack).sType$Default().pInitialData(initial);
+            LongBuffer lp = stack.mallocLong(1);
+            check(vkCreatePipelineCache(device, pcci, null, lp), "vkCreatePipelineCache");
+            return lp.get(0);
+        } finally {
+            org.lwjgl.system.MemoryUtil.memFree(initial);
+        }
     }
 
     private static int firstComputeFamily(DeviceProperties p) {
