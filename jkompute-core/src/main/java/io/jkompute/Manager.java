@@ -15,6 +15,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -37,11 +40,13 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Manager implements AutoCloseable {
     private static final Logging.Log LOG = Logging.logger(Manager.class);
     private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
+    private static final AtomicInteger MANAGERS = new AtomicInteger();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(Manager::closeAllAtExit, "jkompute-shutdown"));
     }
 
+    private final ExecutorService owner;
     private final VulkanInstance instance;
     private final VulkanDevice device;
     private final InitBatch initBatch;
@@ -74,14 +79,28 @@ public final class Manager implements AutoCloseable {
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
-        VulkanInstance inst = new VulkanInstance();
+        this.owner = Executors.newSingleThreadExecutor(r -> {
+            Thread t = new Thread(r, "jkompute-vulkan-" + MANAGERS.incrementAndGet());
+            t.setDaemon(true);
+            return t;
+        });
+        Object[] made;
         try {
-            this.device = new VulkanDevice(inst, deviceIndex, familyQueueIndices, extensions);
-        } catch (RuntimeException e) {
-            inst.close();
+            made = onOwner(() -> {
+                VulkanInstance inst = new VulkanInstance();
+                try {
+                    return new Object[] {inst, new VulkanDevice(inst, deviceIndex, familyQueueIndices, extensions)};
+                } catch (RuntimeException | Error e) {
+                    inst.close();
+                    throw e;
+                }
+            });
+        } catch (RuntimeException | Error e) {
+            owner.shutdown();
             throw e;
         }
-        this.instance = inst;
+        this.instance = (VulkanInstance) made[0];
+        this.device = (VulkanDevice) made[1];
         this.initBatch = new InitBatch(device);
         this.deviceCopy = new DeviceCopy(device);
         OPEN.add(this);
@@ -370,20 +389,45 @@ public final class Manager implements AutoCloseable {
         }
         OPEN.remove(this);
         try {
-            device.waitIdle();
-        } catch (RuntimeException e) {
-            LOG.warn("waiting for the device before close failed: {}", e.getMessage());
+            onOwner(() -> {
+                try {
+                    device.waitIdle();
+                } catch (RuntimeException e) {
+                    LOG.warn("waiting for the device before close failed: {}", e.getMessage());
+                }
+                synchronized (this) {
+                    closeAll(sequences);
+                    closeAll(algorithms);
+                    closeAll(memories);
+                }
+                initBatch.close();
+                deviceCopy.close();
+                device.close();
+                instance.close();
+                return null;
+            });
+        } finally {
+            owner.shutdown();
         }
-        synchronized (this) {
-            closeAll(sequences);
-            closeAll(algorithms);
-            closeAll(memories);
-        }
-        initBatch.close();
-        deviceCopy.close();
-        device.close();
-        instance.close();
         LOG.debug("manager closed");
+    }
+
+    /**
+     * Runs on the thread that made this Manager's instance and device. The NVIDIA driver (580, H100) crashed the JVM
+     * in libEGL_nvidia when a device and instance were destroyed on another thread than the one that created them —
+     * which is what a shutdown hook, or a pipeline closing from a worker thread, does. So one thread does both.
+     */
+    private <T> T onOwner(java.util.concurrent.Callable<T> work) {
+        try {
+            return owner.submit(work).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JkomputeException("interrupted while the Vulkan owner thread worked", e);
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new JkomputeException("Vulkan owner thread failed", e.getCause());
+        }
     }
 
     private static void closeAll(Set<ManagedObject.Tracked> set) {

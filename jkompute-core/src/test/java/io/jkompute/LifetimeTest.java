@@ -69,11 +69,33 @@ class LifetimeTest {
         Process p = new ProcessBuilder(javaBin, "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "-cp", cp, ExitWithOpenManager.class.getName())
                 .redirectErrorStream(true).redirectOutput(log).start();
-        assertTrue(p.waitFor(120, TimeUnit.SECONDS), "child JVM finished");
+        boolean finished = p.waitFor(120, TimeUnit.SECONDS);
+        if (!finished) {
+            p.destroyForcibly();
+        }
         String out = java.nio.file.Files.readString(log.toPath());
+        assertTrue(finished, "child JVM finished: " + out);
         assertEquals(0, p.exitValue(), out);
         assertTrue(out.contains("exiting with an open Manager"), out);
         assertTrue(out.contains("was still open at JVM exit; closing it"), out);
+    }
+
+    /** The NVIDIA driver crashed when a device was destroyed on another thread than its creator's; now it never is. */
+    @Test
+    void aManagerClosesFromAnyThread() throws Exception {
+        Manager m = new Manager();
+        Tensor t = m.tensor(new float[] {1, 2});
+        Sequence s = m.sequence();
+        s.eval(new OpSyncDevice(t));
+        Thread other = new Thread(() -> {
+            s.close();
+            m.close();
+        });
+        other.start();
+        other.join(60_000);
+        assertFalse(other.isAlive());
+        assertTrue(m.isClosed());
+        assertTrue(t.isClosed());
     }
 
     @Test
