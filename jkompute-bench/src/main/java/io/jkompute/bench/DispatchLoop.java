@@ -48,13 +48,21 @@ public final class DispatchLoop {
     public static Result run(Manager mgr, int sequences, int dispatches, int evaluations, int n) {
         int[] ones = new int[n];
         Arrays.fill(ones, 1);
-        Tensor a = mgr.tensor(DataType.UINT32, java.lang.foreign.MemorySegment.ofArray(ones), new long[] {n}, MemoryType.DEVICE);
-        Tensor b = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
-        Tensor out = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
-        mgr.eval(new OpSyncDevice(a, b, out));
-        Algorithm add = mgr.algorithm(List.of(a, b, out), Shader.compile(SHADER), Workgroup.covering(n, 256),
-                Constants.NONE, Constants.uints(n));
         List<Sequence> seqs = new ArrayList<>();
+        try (Tensor a = mgr.tensor(DataType.UINT32, java.lang.foreign.MemorySegment.ofArray(ones), new long[] {n}, MemoryType.DEVICE);
+                Tensor b = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
+                Tensor out = mgr.tensor(DataType.UINT32, new long[] {n}, MemoryType.DEVICE);
+                Algorithm add = mgr.algorithm(List.of(a, b, out), Shader.compile(SHADER), Workgroup.covering(n, 256),
+                        Constants.NONE, Constants.uints(n))) {
+            mgr.eval(new OpSyncDevice(a, b, out));
+            return loop(mgr, seqs, add, out, sequences, dispatches, evaluations);
+        } finally {
+            seqs.forEach(Sequence::close);
+        }
+    }
+
+    private static Result loop(Manager mgr, List<Sequence> seqs, Algorithm add, Tensor out, int sequences, int dispatches,
+            int evaluations) {
         for (int s = 0; s < sequences; s++) {
             Sequence seq = mgr.sequence();
             for (int d = 0; d < dispatches; d++) {
