@@ -23,20 +23,7 @@ public final class VirtualThreadBurstProbe {
         int failures = 0;
         String first = null;
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<float[]>> results = new ArrayList<>();
-            for (int t = 0; t < 64; t++) {
-                final int k = t;
-                results.add(ex.submit(() -> {
-                    float[] data = new float[1000 + k];
-                    for (int i = 0; i < data.length; i++) data[i] = k * 10_000 + i;
-                    try (GpuArray a = GpuArray.toGpu(data)) {
-                        Thread.yield();
-                        a.slice(Slice.from(1)).fill(k);
-                        Thread.sleep(1);
-                        return a.toFloatArray();
-                    }
-                }));
-            }
+            List<Future<float[]>> results = submit(ex);
             for (int t = 0; t < 64; t++) {
                 try {
                     float[] got = results.get(t).get();
@@ -51,5 +38,27 @@ public final class VirtualThreadBurstProbe {
         }
         System.out.println(failures == 0 ? "burst ok" : "burst FAILED " + failures + "/64: " + first);
         System.exit(failures == 0 ? 0 : 1);
+    }
+
+    /**
+     * The work {@link DeviceGpuTest#worksFromManyVirtualThreads()} checks: task {@code k} sends 1000+k floats
+     * ({@code k*10000 + i}), fills all but the first with {@code k} and reads them back, parking in between.
+     */
+    static List<Future<float[]>> submit(ExecutorService ex) {
+        List<Future<float[]>> results = new ArrayList<>();
+        for (int t = 0; t < 64; t++) {
+            final int k = t;
+            results.add(ex.submit(() -> {
+                float[] data = new float[1000 + k];
+                for (int i = 0; i < data.length; i++) data[i] = k * 10_000 + i;
+                try (GpuArray a = GpuArray.toGpu(data)) {
+                    Thread.yield();
+                    a.slice(Slice.from(1)).fill(k);
+                    Thread.sleep(1);
+                    return a.toFloatArray();
+                }
+            }));
+        }
+        return results;
     }
 }
