@@ -213,6 +213,13 @@ public final class Cuda {
     /**
      * Makes {@code ctx} current on the calling OS thread. Done before every call instead of cached per thread,
      * because a virtual thread may run on a different carrier thread each time it resumes.
+     * <p>
+     * Call it as the last step before the driver call, with every argument already computed: a virtual thread
+     * moves to another carrier not only where it visibly parks but wherever it blocks on a contended lock
+     * (JDK 24+, JEP 491), and ordinary-looking Java does that on first use: building a layout's VarHandle
+     * ({@code segment.get(JAVA_INT_UNALIGNED, 0)}) goes through a ConcurrentHashMap.computeIfAbsent that 64 threads
+     * entering at once contend on. A bind made before such code is lost with the carrier thread, and the driver call
+     * then runs with no context current (CUDA_ERROR_INVALID_CONTEXT) or another device's context.
      */
     static void bind(MemorySegment ctx) {
         int rc = Driver.ctxSetCurrent(ctx);
@@ -241,7 +248,23 @@ public final class Cuda {
     /** Records {@code rc} as the thread's last status and throws {@link CudaException} unless it is success. */
     static void check(int rc, String operation) {
         CudaError err = record(rc);
+        if (rc == CUDA_ERROR_INVALID_CONTEXT) throw new CudaException(operation + currentContextNote(), err);
         if (rc != 0) throw new CudaException(operation, err);
+    }
+
+    private static final int CUDA_ERROR_INVALID_CONTEXT = 201;
+
+    /** What is current on this OS thread, for an invalid-context error: tells a lost bind from a bad handle. */
+    private static String currentContextNote() {
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(ADDRESS);
+            int rc = Driver.ctxGetCurrent(out);
+            long current = out.get(ADDRESS, 0).address();
+            return " (on thread " + Thread.currentThread() + ", current context "
+                    + (rc != 0 ? "unknown" : current == 0 ? "none" : "0x" + Long.toHexString(current)) + ")";
+        } catch (RuntimeException e) {
+            return "";
+        }
     }
 
     static CudaError record(int rc) {

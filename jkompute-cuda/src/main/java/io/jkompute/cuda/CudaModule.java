@@ -75,6 +75,7 @@ public final class CudaModule implements AutoCloseable {
             vals.setAtIndex(ADDRESS, 0, log);
             vals.setAtIndex(JAVA_LONG, 1, LOG_SIZE); // option values are pointer-sized; sizes go in by value
             MemorySegment out = arena.allocate(ADDRESS);
+            Cuda.bind(Cuda.context(dev)); // again: the option writes above may have moved a virtual thread
             int rc = Driver.moduleLoadDataEx(out, img, 2, opts, vals);
             if (rc != 0) {
                 CudaError err = Cuda.record(rc);

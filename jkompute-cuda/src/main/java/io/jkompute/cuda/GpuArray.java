@@ -295,11 +295,12 @@ public final class GpuArray implements AutoCloseable {
             throw new IllegalArgumentException("shape differs: " + Arrays.toString(src.shape()) + " into " + Arrays.toString(shape()));
         }
         src.memory.checkOpen();
-        memory.bind();
         ArrayLayout.CopyPlan plan = ArrayLayout.copyPlan(src.layout, layout, dtype.byteSize());
         long sBase = src.memory.address(), dBase = memory.address();
         if (plan.count() == 1 && plan.height() == 1) {
-            Cuda.check(Driver.memcpyDtoD(dBase + plan.dstBase(), sBase + plan.srcBase(), plan.width()), "cuMemcpyDtoD");
+            long dst = dBase + plan.dstBase(), from = sBase + plan.srcBase(), bytes = plan.width();
+            memory.bind();
+            Cuda.check(Driver.memcpyDtoD(dst, from, bytes), "cuMemcpyDtoD");
             return;
         }
         try (Arena arena = Arena.ofConfined()) {
@@ -313,6 +314,7 @@ public final class GpuArray implements AutoCloseable {
             plan.forEach((so, dof) -> {
                 d.set(JAVA_LONG, Driver.Memcpy2D.SRC_DEVICE, sBase + so);
                 d.set(JAVA_LONG, Driver.Memcpy2D.DST_DEVICE, dBase + dof);
+                memory.bind(); // per copy: the lambda and the descriptor writes run Java code between copies
                 Cuda.check(Driver.memcpy2D(d), "cuMemcpy2D");
             });
         }
@@ -448,18 +450,33 @@ public final class GpuArray implements AutoCloseable {
             }
             return this;
         }
-        memory.bind();
+        // every argument is read before bind(): the first read of a layout builds its VarHandle, which can block on
+        // a contended lock and so move a virtual thread to another carrier thread, where the bind would be lost
         long p = ptr(), n = size();
         switch (dtype.byteSize()) {
-            case 1 -> Cuda.check(Driver.memsetD8(p, pattern.get(JAVA_BYTE, 0), n, null), "cuMemsetD8");
-            case 2 -> Cuda.check(Driver.memsetD16(p, pattern.get(JAVA_SHORT_UNALIGNED, 0), n, null), "cuMemsetD16");
-            case 4 -> Cuda.check(Driver.memsetD32(p, pattern.get(JAVA_INT_UNALIGNED, 0), n, null), "cuMemsetD32");
+            case 1 -> {
+                byte v = pattern.get(JAVA_BYTE, 0);
+                memory.bind();
+                Cuda.check(Driver.memsetD8(p, v, n, null), "cuMemsetD8");
+            }
+            case 2 -> {
+                short v = pattern.get(JAVA_SHORT_UNALIGNED, 0);
+                memory.bind();
+                Cuda.check(Driver.memsetD16(p, v, n, null), "cuMemsetD16");
+            }
+            case 4 -> {
+                int v = pattern.get(JAVA_INT_UNALIGNED, 0);
+                memory.bind();
+                Cuda.check(Driver.memsetD32(p, v, n, null), "cuMemsetD32");
+            }
             default -> {
                 // no 64/128-bit memset in the driver: write one element, then double the filled prefix on the device
                 long e = dtype.byteSize();
+                memory.bind();
                 DeviceMemory.htod(p, pattern, e);
                 for (long done = 1; done < n; done *= 2) {
                     long k = Math.min(done, n - done);
+                    memory.bind();
                     Cuda.check(Driver.memcpyDtoD(p + done * e, p, k * e), "cuMemcpyDtoD");
                 }
             }

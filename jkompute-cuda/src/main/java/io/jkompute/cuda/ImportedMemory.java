@@ -61,6 +61,7 @@ public final class ImportedMemory implements AutoCloseable {
             desc.set(JAVA_LONG, HD_SIZE, allocationSize);
             desc.set(JAVA_INT, HD_FLAGS, dedicated ? CUDA_EXTERNAL_MEMORY_DEDICATED : 0);
             MemorySegment out = arena.allocate(ADDRESS);
+            Cuda.bind(Cuda.context(dev)); // again: the descriptor writes above may have moved a virtual thread
             Cuda.check(Driver.importExternalMemory(out, desc), "cuImportExternalMemory(fd " + fd + ", " + allocationSize + " bytes)");
             ImportedMemory m = new ImportedMemory(dev, out.get(ADDRESS, 0), allocationSize);
             MemorySegment h = m.handle, ctx = m.ctx;
@@ -96,12 +97,12 @@ public final class ImportedMemory implements AutoCloseable {
         if (offset < 0 || bytes <= 0 || offset > size - bytes) {
             throw new IndexOutOfBoundsException("range [" + offset + ", " + offset + "+" + bytes + ") is outside the imported " + size + " bytes");
         }
-        Cuda.bind(ctx);
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment desc = arena.allocate(BUFFER_DESC_SIZE, 8);
             desc.set(JAVA_LONG, BD_OFFSET, offset);
             desc.set(JAVA_LONG, BD_SIZE, bytes);
             MemorySegment out = arena.allocate(JAVA_LONG);
+            Cuda.bind(ctx); // after the descriptor is written: see Cuda.bind
             Cuda.check(Driver.externalMemoryGetMappedBuffer(out, handle, desc), "cuExternalMemoryGetMappedBuffer");
             long p = out.get(JAVA_LONG, 0);
             MemorySegment c = ctx;

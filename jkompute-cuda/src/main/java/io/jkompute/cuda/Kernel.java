@@ -56,9 +56,9 @@ public final class Kernel {
     }
 
     private int attribute(int attr) {
-        module.bind();
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(JAVA_INT);
+            module.bind();
             Cuda.check(Driver.funcGetAttribute(out, attr, handle), "cuFuncGetAttribute");
             return out.get(JAVA_INT, 0);
         }
@@ -86,9 +86,8 @@ public final class Kernel {
             if (stream.device() != module.device()) {
                 throw new IllegalArgumentException("stream of device " + stream.device() + " cannot run a kernel loaded on device " + module.device());
             }
-            s = stream.bind();
+            s = stream.bind(); // rejects a closed stream; the bind that counts comes right before the launch
         }
-        module.bind();
         int n = args.length;
         try (Arena arena = Arena.ofConfined()) {
             // one block: n pointers, then one 8-byte slot per value (16 would only be needed for by-value structs)
@@ -98,6 +97,9 @@ public final class Kernel {
                 put(params, slot, args[i], i);
                 params.setAtIndex(ADDRESS, i, params.asSlice(slot));
             }
+            // bound only now, after the arguments are packed: packing runs Java code that can move a virtual thread
+            // to another carrier thread (a first VarHandle use blocks on a lock), which would lose an earlier bind
+            module.bind();
             int rc = Driver.launchKernel(handle, grid.x(), grid.y(), grid.z(), block.x(), block.y(), block.z(),
                     sharedMemBytes, s, n == 0 ? MemorySegment.NULL : params);
             if (rc != 0) Cuda.check(rc, "cuLaunchKernel(" + name + ")");

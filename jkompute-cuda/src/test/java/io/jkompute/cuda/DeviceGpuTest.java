@@ -6,7 +6,6 @@ import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
-import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -75,20 +74,7 @@ class DeviceGpuTest {
     @Test
     void worksFromManyVirtualThreads() throws Exception {
         try (ExecutorService ex = Executors.newVirtualThreadPerTaskExecutor()) {
-            List<Future<float[]>> results = new ArrayList<>();
-            for (int t = 0; t < 64; t++) {
-                final int k = t;
-                results.add(ex.submit(() -> {
-                    float[] data = new float[1000 + k];
-                    for (int i = 0; i < data.length; i++) data[i] = k * 10_000 + i;
-                    try (GpuArray a = GpuArray.toGpu(data)) {
-                        Thread.yield();
-                        a.slice(Slice.from(1)).fill(k);
-                        Thread.sleep(1);
-                        return a.toFloatArray();
-                    }
-                }));
-            }
+            List<Future<float[]>> results = VirtualThreadBurstProbe.submit(ex);
             for (int t = 0; t < 64; t++) {
                 float[] got = results.get(t).get();
                 assertEquals(1000 + t, got.length);
