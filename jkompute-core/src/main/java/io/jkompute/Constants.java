@@ -1,6 +1,5 @@
 package io.jkompute;
 
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.ArrayList;
@@ -156,10 +155,6 @@ public final class Constants {
 
     int size(int i) {
         return types.get(i) == Type.STRUCT ? bytes.length : types.get(i).size;
-    }
-
-    MemorySegment segment(Arena arena) {
-        return arena.allocateFrom(ValueLayout.JAVA_BYTE, bytes);
     }
 
     @Override

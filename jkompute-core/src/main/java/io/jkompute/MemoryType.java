@@ -21,9 +21,4 @@ public enum MemoryType {
     boolean hostVisible() {
         return this == HOST || this == DEVICE_AND_HOST;
     }
-
-    /** Whether the host has any view of the data (directly or through staging). */
-    boolean hasHostView() {
-        return this != STORAGE;
-    }
 }

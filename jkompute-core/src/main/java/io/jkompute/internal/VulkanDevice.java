@@ -229,10 +229,6 @@ public final class VulkanDevice implements AutoCloseable {
         return staging;
     }
 
-    public boolean hasExtension(String name) {
-        return enabledExtensions.contains(name);
-    }
-
     /** Buffers shared by queues of different families use concurrent sharing, so no ownership transfers are needed. */
     public void sharing(VkBufferCreateInfo bci, MemoryStack stack) {
         if (distinctFamilies.length > 1) {
