@@ -75,9 +75,7 @@ public class VulkanScale extends CodeletAdapter {
                     io.jkompute.Constants.uints((int) n), io.jkompute.Constants.NONE);
             return new Kernel(a, mgr.sequence().record(new OpAlgoDispatch(a)));
         });
-        synchronized (mgr) {
-            k.sequence().eval();
-        }
+        k.sequence().eval();
         tx.publish(out, in.timestamp() == null ? 0 : in.timestamp().acqtime());
     }
 

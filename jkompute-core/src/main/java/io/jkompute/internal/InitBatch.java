@@ -19,7 +19,8 @@ public final class InitBatch implements AutoCloseable {
     private final long pool;
     private final VkCommandBuffer cmd;
     private final long fence;
-    private boolean recording;
+    /** Volatile so every evaluation can see "nothing pending" without taking the lock. */
+    private volatile boolean recording;
     private final java.util.List<StagingPool.Slice> uploads = new java.util.ArrayList<>();
 
     public InitBatch(VulkanDevice device) {
@@ -111,11 +112,17 @@ public final class InitBatch implements AutoCloseable {
     }
 
     /** Submits what was gathered and waits for it; nothing happens when nothing was gathered. */
-    public synchronized void flush() {
+    public void flush() {
+        if (recording) {
+            flushPending();
+        }
+    }
+
+    private synchronized void flushPending() {
         if (!recording) {
             return;
         }
-        recording = false;
+        // "pending" stays visible until the work is done: an evaluation on another thread must not overtake it
         try (MemoryStack stack = stackPush()) {
             // later work on this queue is ordered after these writes by the barrier's scopes
             VkMemoryBarrier.Buffer mb = VkMemoryBarrier.calloc(1, stack).sType$Default()
@@ -129,6 +136,8 @@ public final class InitBatch implements AutoCloseable {
             check(vkWaitForFences(device.handle(), fence, true, Long.MAX_VALUE), "vkWaitForFences");
             check(vkResetFences(device.handle(), fence), "vkResetFences");
             check(vkResetCommandBuffer(cmd, 0), "vkResetCommandBuffer");
+        } finally {
+            recording = false;
         }
         uploads.forEach(device.staging()::free);
         uploads.clear();
