@@ -240,6 +240,18 @@ public final class Manager implements AutoCloseable {
      * Kompute accepted a larger array and used its start; jkompute asks for the exact size.
      */
     public Image image(DataType type, int width, int height, int channels, MemoryType memoryType, MemorySegment data) {
+        return image(type, width, height, channels, memoryType, null, data);
+    }
+
+    /**
+     * An image with the given tiling: {@code null} for the memory type's default (LINEAR for HOST and DEVICE_AND_HOST,
+     * OPTIMAL for DEVICE and STORAGE). HOST and DEVICE_AND_HOST images need LINEAR tiling.
+     *
+     * @throws IllegalArgumentException when the device cannot make a storage image of this format and tiling (the
+     *     message names the format, the tiling and the missing feature)
+     */
+    public Image image(DataType type, int width, int height, int channels, MemoryType memoryType, Tiling tiling,
+            MemorySegment data) {
         checkOpen();
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(memoryType, "memoryType");
@@ -250,7 +262,7 @@ public final class Manager implements AutoCloseable {
                         + height + "x" + channels + " " + type + " image needs " + need);
             }
         }
-        return new Image(this, type, width, height, channels, memoryType, data);
+        return new Image(this, type, width, height, channels, memoryType, tiling, data);
     }
 
     // ---- algorithms ----

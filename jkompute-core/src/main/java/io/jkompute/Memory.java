@@ -76,10 +76,14 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
     public final MemorySegment data() {
         checkOpen();
         if (host == null) {
-            throw new IllegalStateException(this + " is STORAGE memory and has no host view;"
-                    + " copy it into a DEVICE or HOST tensor with OpCopy to read it");
+            throw new IllegalStateException(noHostViewReason());
         }
         return host;
+    }
+
+    /** Why {@link #data()} has no view to give. */
+    String noHostViewReason() {
+        return this + " is STORAGE memory and has no host view; copy it into a DEVICE or HOST tensor with OpCopy to read it";
     }
 
     // ---- typed copies out ----
@@ -87,7 +91,8 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
     /** The data as floats: float32, or float16 widened. */
     public final float[] toFloatArray() {
         if (dataType == DataType.FLOAT16) {
-            short[] bits = data().toArray(ValueLayout.JAVA_SHORT);
+            short[] bits = new short[(int) checkedLength()];
+            copyOut(MemorySegment.ofArray(bits));
             float[] out = new float[bits.length];
             for (int i = 0; i < bits.length; i++) {
                 out[i] = Float.float16ToFloat(bits[i]);
@@ -162,7 +167,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
             for (int i = 0; i < values.length; i++) {
                 bits[i] = Float.floatToFloat16(values[i]);
             }
-            MemorySegment.copy(bits, 0, data(), ValueLayout.JAVA_SHORT, 0, bits.length);
+            copyIn(MemorySegment.ofArray(bits));
             return;
         }
         requireType("setData(float[])", DataType.FLOAT32);
@@ -224,12 +229,13 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         copyIn(bytes);
     }
 
-    private void copyIn(MemorySegment src) {
+    /** Copies {@code src} (byteSize() bytes) into the host view; an image with padded rows copies row by row. */
+    void copyIn(MemorySegment src) {
         HostCopy.copy(src, data(), byteSize());
     }
 
     /** Copies the host view into a heap segment over a new array, in parallel when large. */
-    private void copyOut(MemorySegment heap) {
+    void copyOut(MemorySegment heap) {
         HostCopy.copy(data(), heap, byteSize());
     }
 
