@@ -73,17 +73,7 @@ public final class Image extends Memory {
                     .initialLayout(memoryType.hostVisible() ? VK_IMAGE_LAYOUT_PREINITIALIZED : VK_IMAGE_LAYOUT_UNDEFINED);
             ici.extent().set(width, height, 1);
             dev.sharing(ici, stack);
-            VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
-            switch (memoryType) {
-                case DEVICE, STORAGE -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE);
-                case HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_HOST)
-                        .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
-                        .requiredFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-                case DEVICE_AND_HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE)
-                        .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
-                        .requiredFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
-                                | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-            }
+            VmaAllocationCreateInfo aci = allocationFor(memoryType, stack);
             LongBuffer pImg = stack.mallocLong(1);
             PointerBuffer pAlloc = stack.mallocPointer(1);
             VmaAllocationInfo info = VmaAllocationInfo.calloc(stack);

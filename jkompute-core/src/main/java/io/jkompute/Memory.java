@@ -1,10 +1,15 @@
 package io.jkompute;
 
+import static org.lwjgl.util.vma.Vma.*;
+import static org.lwjgl.vulkan.VK10.*;
+
 import io.jkompute.internal.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import org.lwjgl.system.MemoryStack;
+import org.lwjgl.util.vma.VmaAllocationCreateInfo;
 
 /**
  * GPU memory a shader can bind: a {@link Tensor} (a buffer) or an {@link Image} (a 2-D storage image).
@@ -42,6 +47,22 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
     final Runnable hostViewCloser() {
         Arena arena = hostArena;
         return arena == null ? () -> {} : arena::close;
+    }
+
+    /** How VMA allocates memory of a type: host-visible types are mapped for the object's whole life. */
+    static VmaAllocationCreateInfo allocationFor(MemoryType memoryType, MemoryStack stack) {
+        VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
+        switch (memoryType) {
+            case DEVICE, STORAGE -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE);
+            case HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_HOST)
+                    .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
+                    .requiredFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+            case DEVICE_AND_HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE)
+                    .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
+                    .requiredFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
+                            | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        }
+        return aci;
     }
 
     /** Number of elements. */
