@@ -57,6 +57,18 @@ class ManagerCyclesTest {
         }
     }
 
+    /** The NVIDIA driver (580, H100) refused the 31st vkCreateInstance of a process; here 40 Managers interleave with listDevices(). */
+    @Test
+    @org.junit.jupiter.api.Tag("gpu")
+    void moreManagersThanTheNvidiaDriverAllowedInstancesOnAGpu() {
+        String type = Manager.listDevices().getFirst().type();
+        org.junit.jupiter.api.Assumptions.assumeFalse(type.equals("CPU"), "needs a GPU; device 0 is a CPU driver (lavapipe)");
+        for (int i = 1; i <= 40; i++) {
+            assertEquals(type, Manager.listDevices().getFirst().type(), "listDevices() call " + i);
+            cycle(i);
+        }
+    }
+
     @Test
     void aDriverRefusalAfterEarlierSuccessesSaysSoAndDoesNotAskToInstallADriver() {
         RuntimeException e = VulkanInstance.creationFailed("vkCreateInstance", -9, 30, 0);
