@@ -23,7 +23,8 @@ import org.lwjgl.vulkan.*;
  *
  * <p>Completion is tracked with a timeline semaphore, which also lets one sequence wait on the GPU for another
  * ({@link #waitFor}) without a round trip through the host. Like Kompute, a {@link #record} after an evaluation starts
- * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone.
+ * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone. Kompute's
+ * explicit markers work too: {@code begin(); record(...); end(); eval()}.
  *
  * <p>A sequence is meant for one thread at a time; its methods are synchronized so misuse fails cleanly.
  */
