@@ -4,9 +4,11 @@ import static io.jkompute.internal.Vk.check;
 import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.vulkan.VK10.*;
 
+import io.jkompute.internal.ShaderReflection;
 import io.jkompute.internal.VulkanDevice;
 import java.nio.LongBuffer;
 import java.util.List;
+import java.util.stream.Collectors;
 import org.lwjgl.system.MemoryStack;
 import org.lwjgl.vulkan.*;
 
@@ -25,6 +27,7 @@ public final class Algorithm extends ManagedObject {
     private Constants spec = Constants.NONE;
     private Constants push = Constants.NONE;
     private int pushSize;
+    private ShaderReflection reflection;
     private volatile int generation;
 
     /** The Vulkan objects of the current build, kept apart from the Algorithm so a leak can still be detected. */
@@ -62,6 +65,9 @@ public final class Algorithm extends ManagedObject {
      * @param workgroup number of workgroups, or {@link Workgroup#DEFAULT}
      * @param spec      specialization constants (constant_id = position)
      * @param push      initial push constants; their size is fixed from now on
+     * @throws IllegalArgumentException when the shader's declared interface does not match: a binding without a
+     *     tensor or image, a tensor where it declares an image (or the reverse), push constants of another size than
+     *     its block, or a specialization constant id it does not declare or of another type
      */
     public synchronized void rebuild(List<? extends Memory> memories, byte[] spirv, Workgroup workgroup, Constants spec,
             Constants push) {
@@ -86,6 +92,10 @@ public final class Algorithm extends ManagedObject {
             throw new IllegalArgumentException("push constants of " + push.byteSize() + " bytes exceed the device's limit of "
                     + lim.maxPushConstantsSize());
         }
+        ShaderReflection shader = ShaderReflection.of(spirv);
+        checkBindings(shader, memories);
+        checkPushConstants(shader, push);
+        checkSpecConstants(shader, spec);
         Workgroup wg = workgroup == null || workgroup.isDefault() ? defaultWorkgroup(memories.get(0)) : workgroup;
         int[] max = lim.maxComputeWorkGroupCount();
         if (Integer.toUnsignedLong(wg.x()) > Integer.toUnsignedLong(max[0]) || wg.y() > max[1] || wg.z() > max[2]
@@ -100,8 +110,85 @@ public final class Algorithm extends ManagedObject {
         this.spec = spec;
         this.push = push;
         this.pushSize = push.byteSize();
+        this.reflection = shader;
         build();
         generation++;
+    }
+
+    /** Every binding the shader declares has a tensor (storage buffer) or image (storage image) of its kind. */
+    private static void checkBindings(ShaderReflection shader, List<? extends Memory> memories) {
+        int n = memories.size();
+        for (int i = 0; i < shader.bindings().size(); i++) {
+            ShaderBinding b = shader.bindings().get(i);
+            int set = shader.sets().get(i);
+            if (set != 0) {
+                throw new IllegalArgumentException("the shader declares " + b + " in descriptor set " + set
+                        + "; jkompute binds every tensor and image in set 0");
+            }
+            if (b.kind() != ShaderBinding.Kind.STORAGE_BUFFER && b.kind() != ShaderBinding.Kind.STORAGE_IMAGE) {
+                throw new IllegalArgumentException("the shader declares " + b + "; jkompute binds tensors as storage"
+                        + " buffers and images as storage images");
+            }
+            if (b.index() >= n) {
+                throw new IllegalArgumentException("the shader declares " + b + ", but " + n + " tensor(s)/image(s)"
+                        + " were given (bindings 0-" + (n - 1) + ")");
+            }
+            boolean image = memories.get(b.index()) instanceof Image;
+            if (image != (b.kind() == ShaderBinding.Kind.STORAGE_IMAGE)) {
+                throw new IllegalArgumentException("the shader declares " + b + ", but " + (image ? "an image" : "a tensor")
+                        + " was given at that position: " + memories.get(b.index()));
+            }
+        }
+        // a tensor the shader has no binding for is legal Vulkan and common: the compiler drops unused bindings
+    }
+
+    /**
+     * The push constants given fill the shader's push-constant block exactly: fewer bytes leave members undefined
+     * (VUID-VkComputePipelineCreateInfo-layout-00703), more mean the block's layout is not what the caller thinks.
+     */
+    private static void checkPushConstants(ShaderReflection shader, Constants push) {
+        int declared = shader.pushConstantSize();
+        int given = push.byteSize();
+        if (given == declared) {
+            return;
+        }
+        if (declared == 0) {
+            // nothing reads them (the compiler drops a block the shader never reads): legal Vulkan, and harmless
+            return;
+        }
+        String block = shader.pushConstants().stream().map(m -> (m.name().isEmpty() ? "member" : m.name()) + " at offset "
+                + m.offset() + " (" + m.type() + ")").collect(Collectors.joining(", "));
+        if (given < declared) {
+            ShaderReflection.Member missing = shader.pushConstants().stream().filter(m -> m.offset() + m.size() > given)
+                    .findFirst().orElseThrow();
+            throw new IllegalArgumentException("the shader's push-constant block is " + declared + " bytes (" + block
+                    + "), but " + given + " bytes were given: " + (missing.name().isEmpty() ? "the member" : "'" + missing.name() + "'")
+                    + " at offset " + missing.offset() + " (" + missing.type() + ") has no value");
+        }
+        throw new IllegalArgumentException(given + " bytes of push constants were given, but the shader's push-constant"
+                + " block is " + declared + " bytes (" + block + "): the bytes from offset " + declared + " on have no member");
+    }
+
+    /** Every specialization constant given (constant_id = position) is declared, with a type of its width and kind. */
+    private static void checkSpecConstants(ShaderReflection shader, Constants spec) {
+        for (int id = 0; id < spec.count(); id++) {
+            Constants.Type given = spec.types().get(id);
+            final int wanted = id;
+            ShaderReflection.SpecConstant declared = shader.specConstants().stream().filter(c -> c.id() == wanted)
+                    .findFirst().orElse(null);
+            if (declared == null) {
+                throw new IllegalArgumentException("specialization constant " + id + " was given (" + given.name().toLowerCase()
+                        + "), but the shader declares no constant_id " + id + " (it declares " + (shader.specConstants().isEmpty()
+                        ? "none" : shader.specConstants().stream().map(c -> String.valueOf(c.id())).collect(Collectors.joining(", ")))
+                        + ")");
+            }
+            boolean floating = given == Constants.Type.FLOAT32 || given == Constants.Type.FLOAT64;
+            if (floating != declared.floating() || given.size != declared.byteSize()) {
+                throw new IllegalArgumentException("specialization constant " + id + (declared.name().isEmpty() ? "" : " ('"
+                        + declared.name() + "')") + " is " + declared.type() + " in the shader, but "
+                        + given.name().toLowerCase() + " was given");
+            }
+        }
     }
 
     private static Workgroup defaultWorkgroup(Memory first) {
@@ -242,6 +329,24 @@ public final class Algorithm extends ManagedObject {
 
     public Constants pushConstants() {
         return push;
+    }
+
+    /** The bindings the shader declares, read from its SPIR-V, in binding order; empty before the first build. */
+    public synchronized List<ShaderBinding> bindings() {
+        return reflection == null ? List.of() : reflection.bindings();
+    }
+
+    /** The size in bytes of the shader's push-constant block; 0 without one (or before the first build). */
+    public synchronized int pushConstantSize() {
+        return reflection == null ? 0 : reflection.pushConstantSize();
+    }
+
+    /**
+     * The shader's local size {x, y, z} ({@code layout(local_size_x = ...)}); where it is a specialization constant,
+     * its default. {0, 0, 0} before the first build.
+     */
+    public synchronized int[] localSize() {
+        return reflection == null ? new int[3] : reflection.localSize();
     }
 
     int generation() {

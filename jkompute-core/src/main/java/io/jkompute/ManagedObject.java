@@ -23,7 +23,7 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
         Tracked t = tracked;
         Manager m = manager;
         // the action must not capture 'this', or the object could never become unreachable
-        CLEANER.register(this, () -> {
+        t.leakCheck = CLEANER.register(this, () -> {
             if (!t.isClosed() && t.free != null) {
                 m.reportLeak(t);
             }
@@ -69,6 +69,7 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
         final String description;
         final Throwable createdAt;
         volatile Runnable free;
+        volatile Cleaner.Cleanable leakCheck;
         private volatile boolean closed;
 
         Tracked(String description, Throwable createdAt) {
@@ -87,8 +88,15 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
             }
             closed = true;
             Runnable f = free;
+            free = null;
             if (f != null) {
                 f.run();
+            }
+            // unregister the leak check: the Cleaner would otherwise hold its action, and through it the Manager
+            // and all it references, for as long as the object stayed reachable (1,000 Managers kept 25 MiB alive)
+            Cleaner.Cleanable c = leakCheck;
+            if (c != null) {
+                c.clean();
             }
             return true;
         }

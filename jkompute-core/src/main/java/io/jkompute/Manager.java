@@ -15,17 +15,15 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
- * Owns a Vulkan instance, one device and its compute queues, and everything made on them: tensors, images,
- * algorithms and sequences. {@link #close()} frees all of it, in order (sequences, algorithms, memory, device,
- * instance). Managers still open when the JVM exits are closed by a shutdown hook, since some drivers crash at exit
- * when a device is left alive.
+ * Owns one Vulkan device and its compute queues, and everything made on them: tensors, images, algorithms and
+ * sequences. {@link #close()} frees all of it, in order (sequences, algorithms, memory, device). Every Manager of the
+ * process shares one Vulkan instance, made on first use and destroyed at JVM exit (some drivers allow only a few
+ * instances per process). Managers still open when the JVM exits are closed by a shutdown hook, since some drivers
+ * crash at exit when a device is left alive.
  *
  * <pre>{@code
  * try (Manager mgr = new Manager()) {
@@ -40,14 +38,11 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Manager implements AutoCloseable {
     private static final Logging.Log LOG = Logging.logger(Manager.class);
     private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
-    private static final AtomicInteger MANAGERS = new AtomicInteger();
 
     static {
         Runtime.getRuntime().addShutdownHook(new Thread(Manager::closeAllAtExit, "jkompute-shutdown"));
     }
 
-    private final ExecutorService owner;
-    private final VulkanInstance instance;
     private final VulkanDevice device;
     private final InitBatch initBatch;
     private final DeviceCopy deviceCopy;
@@ -79,42 +74,32 @@ public final class Manager implements AutoCloseable {
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
-        this.owner = Executors.newSingleThreadExecutor(r -> {
-            Thread t = new Thread(r, "jkompute-vulkan-" + MANAGERS.incrementAndGet());
-            t.setDaemon(true);
-            return t;
-        });
-        Object[] made;
+        this.device = VulkanInstance.onOwner(
+                () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
+        InitBatch batch = null;
         try {
-            made = onOwner(() -> {
-                VulkanInstance inst = new VulkanInstance();
-                try {
-                    return new Object[] {inst, new VulkanDevice(inst, deviceIndex, familyQueueIndices, extensions)};
-                } catch (RuntimeException | Error e) {
-                    inst.close();
-                    throw e;
-                }
-            });
+            batch = new InitBatch(device);
+            this.initBatch = batch;
+            this.deviceCopy = new DeviceCopy(device);
         } catch (RuntimeException | Error e) {
-            owner.shutdown();
+            if (batch != null) batch.close();
+            VulkanInstance.onOwner(() -> {
+                device.close();
+                return null;
+            });
             throw e;
         }
-        this.instance = (VulkanInstance) made[0];
-        this.device = (VulkanDevice) made[1];
-        this.initBatch = new InitBatch(device);
-        this.deviceCopy = new DeviceCopy(device);
         OPEN.add(this);
     }
 
     /** Every Vulkan device of the system, in the order {@link #Manager(int)} numbers them. */
     public static List<DeviceProperties> listDevices() {
-        try (VulkanInstance inst = new VulkanInstance()) {
-            List<DeviceProperties> out = new ArrayList<>();
-            for (int i = 0; i < inst.physicalDevices().size(); i++) {
-                out.add(inst.describe(i));
-            }
-            return out;
+        VulkanInstance inst = VulkanInstance.shared();
+        List<DeviceProperties> out = new ArrayList<>();
+        for (int i = 0; i < inst.physicalDevices().size(); i++) {
+            out.add(inst.describe(i));
         }
+        return out;
     }
 
     /** Name, limits and features of this Manager's device. */
@@ -255,6 +240,18 @@ public final class Manager implements AutoCloseable {
      * Kompute accepted a larger array and used its start; jkompute asks for the exact size.
      */
     public Image image(DataType type, int width, int height, int channels, MemoryType memoryType, MemorySegment data) {
+        return image(type, width, height, channels, memoryType, null, data);
+    }
+
+    /**
+     * An image with the given tiling: {@code null} for the memory type's default (LINEAR for HOST and DEVICE_AND_HOST,
+     * OPTIMAL for DEVICE and STORAGE). HOST and DEVICE_AND_HOST images need LINEAR tiling.
+     *
+     * @throws IllegalArgumentException when the device cannot make a storage image of this format and tiling (the
+     *     message names the format, the tiling and the missing feature)
+     */
+    public Image image(DataType type, int width, int height, int channels, MemoryType memoryType, Tiling tiling,
+            MemorySegment data) {
         checkOpen();
         Objects.requireNonNull(type, "type");
         Objects.requireNonNull(memoryType, "memoryType");
@@ -265,7 +262,7 @@ public final class Manager implements AutoCloseable {
                         + height + "x" + channels + " " + type + " image needs " + need);
             }
         }
-        return new Image(this, type, width, height, channels, memoryType, data);
+        return new Image(this, type, width, height, channels, memoryType, tiling, data);
     }
 
     // ---- algorithms ----
@@ -388,46 +385,25 @@ public final class Manager implements AutoCloseable {
             closed = true;
         }
         OPEN.remove(this);
-        try {
-            onOwner(() -> {
-                try {
-                    device.waitIdle();
-                } catch (RuntimeException e) {
-                    LOG.warn("waiting for the device before close failed: {}", e.getMessage());
-                }
-                synchronized (this) {
-                    closeAll(sequences);
-                    closeAll(algorithms);
-                    closeAll(memories);
-                }
-                initBatch.close();
-                deviceCopy.close();
-                device.close();
-                instance.close();
-                return null;
-            });
-        } finally {
-            owner.shutdown();
-        }
+        VulkanInstance.onOwner(() -> {
+            try {
+                device.waitIdle();
+            } catch (RuntimeException e) {
+                LOG.warn("waiting for the device before close failed: {}", e.getMessage());
+            }
+            synchronized (this) {
+                closeAll(sequences);
+                closeAll(algorithms);
+                closeAll(memories);
+            }
+            initBatch.close();
+            deviceCopy.close();
+            // on the thread that made it: the NVIDIA driver (580, H100) crashed the JVM in libEGL_nvidia when a
+            // device was destroyed on another thread, which is what a shutdown hook or a worker thread does
+            device.close();
+            return null;
+        });
         LOG.debug("manager closed");
-    }
-
-    /**
-     * Runs on the thread that made this Manager's instance and device. The NVIDIA driver (580, H100) crashed the JVM
-     * in libEGL_nvidia when a device and instance were destroyed on another thread than the one that created them —
-     * which is what a shutdown hook, or a pipeline closing from a worker thread, does. So one thread does both.
-     */
-    private <T> T onOwner(java.util.concurrent.Callable<T> work) {
-        try {
-            return owner.submit(work).get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new JkomputeException("interrupted while the Vulkan owner thread worked", e);
-        } catch (ExecutionException e) {
-            if (e.getCause() instanceof RuntimeException r) throw r;
-            if (e.getCause() instanceof Error err) throw err;
-            throw new JkomputeException("Vulkan owner thread failed", e.getCause());
-        }
     }
 
     private static void closeAll(Set<ManagedObject.Tracked> set) {
@@ -453,6 +429,7 @@ public final class Manager implements AutoCloseable {
             LOG.debug("it was created at:\n{}", stackTrace(m.createdAt));
             m.close();
         }
+        VulkanInstance.destroyShared();
     }
 
     // ---- internal ----

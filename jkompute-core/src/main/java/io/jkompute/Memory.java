@@ -1,10 +1,15 @@
 package io.jkompute;
 
+import static org.lwjgl.util.vma.Vma.*;
+import static org.lwjgl.vulkan.VK10.*;
+
 import io.jkompute.internal.StagingPool;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 import java.util.Arrays;
+import org.lwjgl.system.MemoryStack;
+import org.lwjgl.util.vma.VmaAllocationCreateInfo;
 
 /**
  * GPU memory a shader can bind: a {@link Tensor} (a buffer) or an {@link Image} (a 2-D storage image).
@@ -44,6 +49,22 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         return arena == null ? () -> {} : arena::close;
     }
 
+    /** How VMA allocates memory of a type: host-visible types are mapped for the object's whole life. */
+    static VmaAllocationCreateInfo allocationFor(MemoryType memoryType, MemoryStack stack) {
+        VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
+        switch (memoryType) {
+            case DEVICE, STORAGE -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE);
+            case HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_HOST)
+                    .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
+                    .requiredFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+            case DEVICE_AND_HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE)
+                    .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
+                    .requiredFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
+                            | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
+        }
+        return aci;
+    }
+
     /** Number of elements. */
     public final long size() {
         return size;
@@ -76,10 +97,14 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
     public final MemorySegment data() {
         checkOpen();
         if (host == null) {
-            throw new IllegalStateException(this + " is STORAGE memory and has no host view;"
-                    + " copy it into a DEVICE or HOST tensor with OpCopy to read it");
+            throw new IllegalStateException(noHostViewReason());
         }
         return host;
+    }
+
+    /** Why {@link #data()} has no view to give. */
+    String noHostViewReason() {
+        return this + " is STORAGE memory and has no host view; copy it into a DEVICE or HOST tensor with OpCopy to read it";
     }
 
     // ---- typed copies out ----
@@ -87,7 +112,8 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
     /** The data as floats: float32, or float16 widened. */
     public final float[] toFloatArray() {
         if (dataType == DataType.FLOAT16) {
-            short[] bits = data().toArray(ValueLayout.JAVA_SHORT);
+            short[] bits = new short[(int) checkedLength()];
+            copyOut(MemorySegment.ofArray(bits));
             float[] out = new float[bits.length];
             for (int i = 0; i < bits.length; i++) {
                 out[i] = Float.float16ToFloat(bits[i]);
@@ -162,7 +188,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
             for (int i = 0; i < values.length; i++) {
                 bits[i] = Float.floatToFloat16(values[i]);
             }
-            MemorySegment.copy(bits, 0, data(), ValueLayout.JAVA_SHORT, 0, bits.length);
+            copyIn(MemorySegment.ofArray(bits));
             return;
         }
         requireType("setData(float[])", DataType.FLOAT32);
@@ -224,12 +250,13 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         copyIn(bytes);
     }
 
-    private void copyIn(MemorySegment src) {
+    /** Copies {@code src} (byteSize() bytes) into the host view; an image with padded rows copies row by row. */
+    void copyIn(MemorySegment src) {
         HostCopy.copy(src, data(), byteSize());
     }
 
     /** Copies the host view into a heap segment over a new array, in parallel when large. */
-    private void copyOut(MemorySegment heap) {
+    void copyOut(MemorySegment heap) {
         HostCopy.copy(data(), heap, byteSize());
     }
 

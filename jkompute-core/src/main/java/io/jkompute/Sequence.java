@@ -23,7 +23,8 @@ import org.lwjgl.vulkan.*;
  *
  * <p>Completion is tracked with a timeline semaphore, which also lets one sequence wait on the GPU for another
  * ({@link #waitFor}) without a round trip through the host. Like Kompute, a {@link #record} after an evaluation starts
- * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone.
+ * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone. Kompute's
+ * explicit markers work too: {@code begin(); record(...); end(); eval()}.
  *
  * <p>A sequence is meant for one thread at a time; its methods are synchronized so misuse fails cleanly.
  */
@@ -43,6 +44,8 @@ public final class Sequence extends ManagedObject {
     private int[] algorithmGenerations = new int[0];
     private boolean recording;
     private boolean ended;
+    /** submittedValue when the recording was last ended: an evaluation since then makes the next record start afresh. */
+    private long endedAtValue;
     private volatile boolean running;
     private long submittedValue;
     private long submitNanos;
@@ -171,14 +174,7 @@ public final class Sequence extends ManagedObject {
             manager.checkOwned(op.algorithm());
         }
         if (!recording) {
-            if (ended) {
-                ops.clear();
-                ended = false;
-            }
-            begin();
-            for (int i = 0; i < ops.size(); i++) {
-                recordOne(ops.get(i), i + 1);
-            }
+            openRecording();
         }
         ops.add(op);
         recordOne(op, ops.size());
@@ -194,7 +190,63 @@ public final class Sequence extends ManagedObject {
         return this;
     }
 
-    private void begin() {
+    /**
+     * Starts a recording explicitly (Kompute's {@code begin()}); optional, since {@link #record} starts one when none
+     * is open. After an evaluation it starts afresh, as {@code record} does; while a recording is open it does nothing.
+     *
+     * @throws IllegalStateException while running, or if closed
+     */
+    public synchronized Sequence begin() {
+        checkOpen();
+        checkNotRunning("begin");
+        if (recording) {
+            LOG.debug("begin() on {} which is already recording: nothing to do", this);
+            return this;
+        }
+        openRecording();
+        return this;
+    }
+
+    /**
+     * Finishes the recording (Kompute's {@code end()}); optional, since {@link #eval} finishes it. A {@code record}
+     * after {@code end()} and before an evaluation reopens the recording and keeps what was recorded. Without an open
+     * recording it only logs a warning, as Kompute does.
+     *
+     * @throws IllegalStateException while running, or if closed
+     */
+    public synchronized Sequence end() {
+        checkOpen();
+        checkNotRunning("end");
+        if (!recording) {
+            LOG.warn("end() on {} which is not recording: nothing to do", this);
+            return this;
+        }
+        try (MemoryStack stack = stackPush()) {
+            new CommandRecorder(natives.cmd, stack).beforeHost();
+        }
+        check(vkEndCommandBuffer(natives.cmd), "vkEndCommandBuffer");
+        recording = false;
+        ended = true;
+        endedAtValue = submittedValue;
+        return this;
+    }
+
+    /**
+     * Opens a recording with the stored operations re-recorded; after an evaluation of the last recording the stored
+     * operations are dropped first (Kompute: {@code record(A).eval(); record(C).eval()} runs C alone).
+     */
+    private void openRecording() {
+        if (ended && submittedValue != endedAtValue) {
+            ops.clear();
+        }
+        ended = false;
+        beginCommandBuffer();
+        for (int i = 0; i < ops.size(); i++) {
+            recordOne(ops.get(i), i + 1);
+        }
+    }
+
+    private void beginCommandBuffer() {
         try (MemoryStack stack = stackPush()) {
             check(vkResetCommandBuffer(natives.cmd, 0), "vkResetCommandBuffer");
             check(vkBeginCommandBuffer(natives.cmd, VkCommandBufferBeginInfo.calloc(stack).sType$Default()), "vkBeginCommandBuffer");
@@ -214,15 +266,6 @@ public final class Sequence extends ManagedObject {
         if (timestampCapacity > 0 && index < timestampCapacity) {
             vkCmdWriteTimestamp(natives.cmd, VK_PIPELINE_STAGE_BOTTOM_OF_PIPE_BIT, natives.queryPool, index);
         }
-    }
-
-    private void end() {
-        try (MemoryStack stack = stackPush()) {
-            new CommandRecorder(natives.cmd, stack).beforeHost();
-        }
-        check(vkEndCommandBuffer(natives.cmd), "vkEndCommandBuffer");
-        recording = false;
-        ended = true;
     }
 
     /** The objects to check before each submit, and the algorithm generations the recording reflects. */
@@ -253,7 +296,7 @@ public final class Sequence extends ManagedObject {
         checkNotRunning("rerecord");
         recording = false;
         ended = false;
-        begin();
+        beginCommandBuffer();
         for (int i = 0; i < ops.size(); i++) {
             recordOne(ops.get(i), i + 1);
         }

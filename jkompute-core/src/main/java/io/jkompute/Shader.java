@@ -72,6 +72,8 @@ public final class Shader {
         try {
             shaderc_compile_options_set_target_env(options, shaderc_target_env_vulkan, shaderc_env_version_vulkan_1_2);
             shaderc_compile_options_set_optimization_level(options, shaderc_optimization_level_performance);
+            // keeps the names (OpName) the optimizer would strip, so reflection and its messages can say 'In', 'pc.mul'
+            shaderc_compile_options_set_generate_debug_info(options);
             long result = shaderc_compile_into_spv(c, glsl, shaderc_compute_shader, name, "main", options);
             if (result == 0) {
                 throw new JkomputeException("shaderc returned no result (out of memory?)");

@@ -48,17 +48,7 @@ public final class Tensor extends Memory {
                     .usage(VK_BUFFER_USAGE_STORAGE_BUFFER_BIT | VK_BUFFER_USAGE_TRANSFER_SRC_BIT | VK_BUFFER_USAGE_TRANSFER_DST_BIT
                             | (dev.bufferDeviceAddress() ? VK12.VK_BUFFER_USAGE_SHADER_DEVICE_ADDRESS_BIT : 0));
             dev.sharing(bci, stack);
-            VmaAllocationCreateInfo aci = VmaAllocationCreateInfo.calloc(stack);
-            switch (memoryType) {
-                case DEVICE, STORAGE -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE);
-                case HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_HOST)
-                        .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
-                        .requiredFlags(VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-                case DEVICE_AND_HOST -> aci.usage(VMA_MEMORY_USAGE_AUTO_PREFER_DEVICE)
-                        .flags(VMA_ALLOCATION_CREATE_HOST_ACCESS_RANDOM_BIT | VMA_ALLOCATION_CREATE_MAPPED_BIT)
-                        .requiredFlags(VK_MEMORY_PROPERTY_DEVICE_LOCAL_BIT | VK_MEMORY_PROPERTY_HOST_VISIBLE_BIT
-                                | VK_MEMORY_PROPERTY_HOST_COHERENT_BIT);
-            }
+            VmaAllocationCreateInfo aci = allocationFor(memoryType, stack);
             LongBuffer pBuf = stack.mallocLong(1);
             PointerBuffer pAlloc = stack.mallocPointer(1);
             VmaAllocationInfo info = VmaAllocationInfo.calloc(stack);

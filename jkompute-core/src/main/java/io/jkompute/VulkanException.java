@@ -13,6 +13,13 @@ public final class VulkanException extends JkomputeException {
         this.result = result;
     }
 
+    /** As above, with what the caller knows about the failure appended to the message. */
+    public VulkanException(String call, int result, String resultName, String detail) {
+        super(call + " failed: " + resultName + " (" + result + ") " + detail);
+        this.call = call;
+        this.result = result;
+    }
+
     /** The Vulkan function that failed, e.g. {@code vkQueueSubmit}. */
     public String call() {
         return call;

@@ -133,10 +133,10 @@ class ErrorsTest extends GpuTestBase {
         assertTrue(e.getMessage().startsWith("queue family 42 does not exist"), e.getMessage());
         e = assertThrows(IllegalArgumentException.class, () -> new Manager(0, new int[0], List.of("VK_NOT_AN_EXTENSION")));
         assertTrue(e.getMessage().endsWith("does not support extension(s) [VK_NOT_AN_EXTENSION]"), e.getMessage());
-        try (Tensor t = mgr.tensor(new float[1])) {
+        try (Tensor t = mgr.tensor(new float[1]); Tensor u = mgr.tensor(new float[1])) {
             int max = mgr.deviceProperties().limits().maxComputeWorkGroupCount()[1];
             e = assertThrows(IllegalArgumentException.class,
-                    () -> mgr.algorithm(List.of(t), Shader.compile(COPY_SHADER), Workgroup.of(1, max + 1)));
+                    () -> mgr.algorithm(List.of(t, u), Shader.compile(COPY_SHADER), Workgroup.of(1, max + 1)));
             assertTrue(e.getMessage().startsWith("workgroup count Workgroup[x=1, y=" + (max + 1)), e.getMessage());
         }
     }

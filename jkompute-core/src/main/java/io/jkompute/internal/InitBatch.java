@@ -75,6 +75,25 @@ public final class InitBatch implements AutoCloseable {
     }
 
     /**
+     * Moves a new host-visible linear image from PREINITIALIZED to GENERAL, keeping what the host wrote into it (its
+     * data or zeros) before the submission that makes those writes visible.
+     */
+    public synchronized void preinitializedImage(long image) {
+        begin();
+        try (MemoryStack stack = stackPush()) {
+            VkImageMemoryBarrier.Buffer b = VkImageMemoryBarrier.calloc(1, stack).sType$Default()
+                    .srcAccessMask(VK_ACCESS_HOST_WRITE_BIT)
+                    .dstAccessMask(VK_ACCESS_TRANSFER_READ_BIT | VK_ACCESS_TRANSFER_WRITE_BIT | VK_ACCESS_SHADER_READ_BIT
+                            | VK_ACCESS_SHADER_WRITE_BIT)
+                    .oldLayout(VK_IMAGE_LAYOUT_PREINITIALIZED).newLayout(VK_IMAGE_LAYOUT_GENERAL)
+                    .srcQueueFamilyIndex(VK_QUEUE_FAMILY_IGNORED).dstQueueFamilyIndex(VK_QUEUE_FAMILY_IGNORED).image(image);
+            b.subresourceRange().aspectMask(VK_IMAGE_ASPECT_COLOR_BIT).levelCount(1).layerCount(1);
+            vkCmdPipelineBarrier(cmd, VK_PIPELINE_STAGE_HOST_BIT,
+                    VK_PIPELINE_STAGE_TRANSFER_BIT | VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, null, null, b);
+        }
+    }
+
+    /**
      * Copies bytes into GPU-only memory through a temporary staging slice, freed after the next flush. Ordered after
      * the fills and clears gathered so far.
      */

@@ -107,8 +107,12 @@ public final class VulkanDevice implements AutoCloseable {
             VkDeviceCreateInfo dci = VkDeviceCreateInfo.calloc(stack).sType$Default().pNext(f2.address())
                     .pQueueCreateInfos(qci).ppEnabledExtensionNames(ext);
             PointerBuffer p = stack.mallocPointer(1);
-            check(vkCreateDevice(physical, dci, null, p), "vkCreateDevice");
+            int r = vkCreateDevice(physical, dci, null, p);
+            if (r != VK_SUCCESS) {
+                throw VulkanInstance.deviceCreationFailed(r);
+            }
             device = new VkDevice(p.get(0), physical, dci, VK12.VK_API_VERSION_1_2);
+            VulkanInstance.deviceCreated();
 
             List<Queue> qs = new ArrayList<>();
             Map<Integer, Integer> used = new LinkedHashMap<>();
@@ -131,12 +135,19 @@ public final class VulkanDevice implements AutoCloseable {
             } catch (RuntimeException | Error e) {
                 // a device left alive crashes the NVIDIA driver at JVM exit: undo what was made
                 if (vma != 0) vmaDestroyAllocator(vma);
-                vkDestroyDevice(device, null);
+                destroyDevice();
                 throw e;
             }
             allocator = vma;
         }
-        staging = new StagingPool(this);
+        try {
+            staging = new StagingPool(this);
+        } catch (RuntimeException | Error e) {
+            vkDestroyPipelineCache(device, pipelineCache, null);
+            vmaDestroyAllocator(allocator);
+            destroyDevice();
+            throw e;
+        }
         LOG.info("device {} ({}), {} queue(s) on famil{} {}", properties.name(), properties.type(), queues.size(),
                 distinctFamilies.length == 1 ? "y" : "ies", java.util.Arrays.toString(families));
     }
@@ -264,6 +275,11 @@ public final class VulkanDevice implements AutoCloseable {
         PipelineCacheFile.save(properties, device, pipelineCache);
         vkDestroyPipelineCache(device, pipelineCache, null);
         vmaDestroyAllocator(allocator);
+        destroyDevice();
+    }
+
+    private void destroyDevice() {
         vkDestroyDevice(device, null);
+        VulkanInstance.deviceDestroyed();
     }
 }

@@ -19,10 +19,17 @@ import org.lwjgl.system.MemoryStack;
 import org.lwjgl.vulkan.*;
 
 /**
- * A Vulkan instance and its physical devices. Validation layers are switched on by
- * {@code JKOMPUTE_VALIDATION=1} or {@code -Djkompute.validation=true}; their messages go to the logger.
+ * The process's one Vulkan instance and its physical devices. Validation layers are switched on by
+ * {@code JKOMPUTE_VALIDATION=1} or {@code -Djkompute.validation=true} (read once, when the instance is made); their
+ * messages go to the logger.
+ *
+ * <p>One instance per process, because the NVIDIA driver (580, H100) refused the 31st {@code vkCreateInstance} of a
+ * process with VK_ERROR_INCOMPATIBLE_DRIVER even when every earlier one had been destroyed. It is made on first use and
+ * destroyed once, at JVM exit, after every Manager has closed ({@link #destroyShared()}). Instance and devices are made
+ * and destroyed on one process-wide daemon thread ({@link #onOwner}): the same driver crashed the JVM when another
+ * thread than the creating one destroyed them.
  */
-public final class VulkanInstance implements AutoCloseable {
+public final class VulkanInstance {
     private static final Logging.Log LOG = Logging.logger(VulkanInstance.class);
     public static final String INSTALL_HINT =
             "install a Vulkan loader and driver, e.g. 'sudo apt-get install -y libvulkan1 mesa-vulkan-drivers'"
@@ -36,9 +43,108 @@ public final class VulkanInstance implements AutoCloseable {
     private final List<VkPhysicalDevice> physicalDevices;
     private boolean closed;
 
-    public VulkanInstance() {
+    private static final java.util.concurrent.ExecutorService OWNER = java.util.concurrent.Executors.newSingleThreadExecutor(
+            r -> Thread.ofPlatform().daemon().name("jkompute-vulkan-owner").unstarted(r));
+    private static volatile Thread ownerThread;
+    // the fields below are touched only on the owner thread
+    private static VulkanInstance shared;
+    private static boolean shutDown;
+    private static int instancesCreated;
+    private static int devicesCreated;
+    private static int devicesOpen;
+
+    /** The process's instance, made on first use. */
+    public static VulkanInstance shared() {
+        return onOwner(() -> {
+            if (shutDown) {
+                throw new IllegalStateException("the JVM is shutting down: the Vulkan instance has been destroyed");
+            }
+            if (shared == null) {
+                shared = new VulkanInstance();
+            }
+            return shared;
+        });
+    }
+
+    /** Destroys the process's instance; called once by the shutdown hook after every Manager has closed. */
+    public static void destroyShared() {
+        onOwner(() -> {
+            shutDown = true;
+            if (shared != null) {
+                if (devicesOpen > 0) {
+                    LOG.warn("destroying the Vulkan instance with {} device(s) still open", devicesOpen);
+                }
+                shared.destroy();
+                shared = null;
+            }
+            return null;
+        });
+    }
+
+    /**
+     * Runs {@code work} on the process-wide Vulkan owner thread and returns its result; runs it directly when called
+     * on that thread. Exceptions thrown by {@code work} are rethrown as they are.
+     */
+    public static <T> T onOwner(java.util.concurrent.Callable<T> work) {
+        if (Thread.currentThread() == ownerThread) {
+            try {
+                return work.call();
+            } catch (RuntimeException | Error e) {
+                throw e;
+            } catch (Exception e) {
+                throw new JkomputeException("Vulkan owner thread failed", e);
+            }
+        }
+        try {
+            return OWNER.submit(() -> {
+                ownerThread = Thread.currentThread();
+                return work.call();
+            }).get();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new JkomputeException("interrupted while the Vulkan owner thread worked", e);
+        } catch (java.util.concurrent.ExecutionException e) {
+            if (e.getCause() instanceof RuntimeException r) throw r;
+            if (e.getCause() instanceof Error err) throw err;
+            throw new JkomputeException("Vulkan owner thread failed", e.getCause());
+        }
+    }
+
+    /** Counts a device made on the owner thread (for the messages of later failures). */
+    static void deviceCreated() {
+        devicesCreated++;
+        devicesOpen++;
+    }
+
+    static void deviceDestroyed() {
+        devicesOpen--;
+    }
+
+    /** The error for a failed vkCreateDevice: after earlier successes it says how many, so nobody reinstalls drivers. */
+    static RuntimeException deviceCreationFailed(int result) {
+        return creationFailed("vkCreateDevice", result, devicesCreated, devicesOpen);
+    }
+
+    /**
+     * The error for a failed vkCreateInstance or vkCreateDevice. Only the first-ever failure for want of a driver
+     * suggests installing one: once the call has worked in this process, the driver is there.
+     */
+    public static RuntimeException creationFailed(String call, int result, int succeededBefore, int stillOpen) {
+        if (succeededBefore == 0 && result == VK_ERROR_INCOMPATIBLE_DRIVER) {
+            return new JkomputeException("no Vulkan driver found (" + call + ": VK_ERROR_INCOMPATIBLE_DRIVER): " + INSTALL_HINT);
+        }
+        if (succeededBefore == 0) {
+            return new io.jkompute.VulkanException(call, result, Vk.resultName(result));
+        }
+        return new io.jkompute.VulkanException(call, result, Vk.resultName(result), "after " + succeededBefore
+                + " successful call(s) in this process (" + stillOpen + " still open): the driver is installed"
+                + " but refused another one");
+    }
+
+    private VulkanInstance() {
         loadLoader();
         boolean validation = validationRequested();
+        boolean debugUtils;
         try (MemoryStack stack = stackPush()) {
             Set<String> layers = availableLayers(stack);
             Set<String> extensions = availableInstanceExtensions(stack);
@@ -46,7 +152,7 @@ public final class VulkanInstance implements AutoCloseable {
             if (validation && !useValidation) {
                 LOG.warn("validation requested but {} is not installed (apt-get install vulkan-validationlayers)", VALIDATION_LAYER);
             }
-            boolean debugUtils = useValidation && extensions.contains(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
+            debugUtils = useValidation && extensions.contains(VK_EXT_DEBUG_UTILS_EXTENSION_NAME);
             VkApplicationInfo app = VkApplicationInfo.calloc(stack).sType$Default()
                     .pApplicationName(stack.UTF8("jkompute")).applicationVersion(VK_MAKE_VERSION(0, 1, 0))
                     .pEngineName(stack.UTF8("jkompute")).engineVersion(VK_MAKE_VERSION(0, 1, 0))
@@ -65,13 +171,17 @@ public final class VulkanInstance implements AutoCloseable {
             }
             PointerBuffer p = stack.mallocPointer(1);
             int r = vkCreateInstance(ci, null, p);
-            if (r == VK_ERROR_INCOMPATIBLE_DRIVER) {
-                throw new JkomputeException("no Vulkan driver found (vkCreateInstance: VK_ERROR_INCOMPATIBLE_DRIVER): " + INSTALL_HINT);
+            if (r != VK_SUCCESS) {
+                throw creationFailed("vkCreateInstance", r, instancesCreated, 0);
             }
-            check(r, "vkCreateInstance");
+            instancesCreated++;
             instance = new VkInstance(p.get(0), ci);
+        }
+        VkDebugUtilsMessengerCallbackEXT cb = null;
+        long made = VK_NULL_HANDLE;
+        try (MemoryStack stack = stackPush()) {
             if (debugUtils) {
-                callback = VkDebugUtilsMessengerCallbackEXT.create((severity, types, data, user) -> {
+                cb = VkDebugUtilsMessengerCallbackEXT.create((severity, types, data, user) -> {
                     String msg = VkDebugUtilsMessengerCallbackDataEXT.create(data).pMessageString();
                     if ((severity & VK_DEBUG_UTILS_MESSAGE_SEVERITY_ERROR_BIT_EXT) != 0) {
                         VALIDATION_ERRORS.incrementAndGet();
@@ -88,14 +198,11 @@ public final class VulkanInstance implements AutoCloseable {
                                 | VK_DEBUG_UTILS_MESSAGE_SEVERITY_INFO_BIT_EXT)
                         .messageType(VK_DEBUG_UTILS_MESSAGE_TYPE_GENERAL_BIT_EXT | VK_DEBUG_UTILS_MESSAGE_TYPE_VALIDATION_BIT_EXT
                                 | VK_DEBUG_UTILS_MESSAGE_TYPE_PERFORMANCE_BIT_EXT)
-                        .pfnUserCallback(callback);
+                        .pfnUserCallback(cb);
                 java.nio.LongBuffer lp = stack.mallocLong(1);
                 check(vkCreateDebugUtilsMessengerEXT(instance, mci, null, lp), "vkCreateDebugUtilsMessengerEXT");
-                messenger = lp.get(0);
+                made = lp.get(0);
                 LOG.info("Vulkan validation layers enabled");
-            } else {
-                callback = null;
-                messenger = VK_NULL_HANDLE;
             }
             java.nio.IntBuffer n = stack.mallocInt(1);
             check(vkEnumeratePhysicalDevices(instance, n, null), "vkEnumeratePhysicalDevices");
@@ -106,9 +213,15 @@ public final class VulkanInstance implements AutoCloseable {
                 list.add(new VkPhysicalDevice(devs.get(i), instance));
             }
             physicalDevices = List.copyOf(list);
-        } catch (RuntimeException e) {
+        } catch (RuntimeException | Error e) {
+            // an instance left alive is what this class exists to prevent
+            if (made != VK_NULL_HANDLE) vkDestroyDebugUtilsMessengerEXT(instance, made, null);
+            if (cb != null) cb.free();
+            vkDestroyInstance(instance, null);
             throw e;
         }
+        callback = cb;
+        messenger = made;
     }
 
     /** Validation errors reported in this JVM so far (0 unless validation is on); tests assert it stays 0. */
@@ -284,8 +397,7 @@ public final class VulkanInstance implements AutoCloseable {
         };
     }
 
-    @Override
-    public void close() {
+    private void destroy() {
         if (closed) {
             return;
         }
