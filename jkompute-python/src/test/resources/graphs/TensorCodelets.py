@@ -1,0 +1,70 @@
+# Tensor access from Python codelets: host tensors through memoryview, device tensors through to_host().
+from gxf.python_codelet import CodeletAdapter
+from gxf.core import MessageEntity
+from gxf.std import (Allocator, MemoryStorageType, PrimitiveType, Receiver, Shape, Tensor, TensorDescription,
+                     Timestamp, Transmitter)
+
+
+class TensorTx(CodeletAdapter):
+    """Per tick n (from 0): a [2, 3] float32 host tensor 'values' holding n + 0.5 * i, published with acqtime 100 + n."""
+
+    def start(self):
+        p = self.get_params()
+        self.tx = Transmitter.get(self.context(), self.cid(), p["transmitter"])
+        self.pool = Allocator.get(self.context(), self.cid(), p["allocator"])
+        self.n = 0
+
+    def tick(self):
+        msg = MessageEntity(self.context())
+        t = Tensor.add_to_entity(msg, "values")
+        t.reshape(TensorDescription("values", MemoryStorageType.kHost, Shape([2, 3]), PrimitiveType.kFloat32, 4),
+                  self.pool)
+        view = t.memoryview()
+        assert view.format == "f" and view.shape == (2, 3), (view.format, view.shape)
+        for i in range(6):
+            view[i // 3, i % 3] = self.n + 0.5 * i
+        self.tx.publish(msg, 100 + self.n)
+        self.n += 1
+
+
+class TensorDoubler(CodeletAdapter):
+    """Receives 'values', adds 1 to it in place through a flat view, adds an int32 tensor 'doubled' holding twice the
+    received values (rounded down) and forwards the message, keeping its acqtime."""
+
+    def start(self):
+        self.rx = self.get_receivers()[0]
+        self.tx = self.get_transmitters()[0]
+        self.pool = self.get_allocators()[0]
+
+    def tick(self):
+        msg = self.rx.receive()
+        if not msg:
+            raise Exception("no message")
+        acqtime, pubtime = Timestamp.get_from_entity(msg)
+        values = Tensor.get_from_entity(msg, "values")
+        if values.shape() != Shape([2, 3]) or values.element_type() != PrimitiveType.kFloat32:
+            raise Exception("unexpected tensor %r" % values)
+        flat = values.memoryview().cast("B").cast("f")
+        for i in range(len(flat)):
+            flat[i] += 1.0
+        doubled = Tensor.add_to_entity(msg, "doubled")
+        doubled.reshape_custom([6], PrimitiveType.kInt32, 4, None, MemoryStorageType.kHost, self.pool)
+        dst = doubled.memoryview()
+        for i in range(6):
+            dst[i] = int(2 * (flat[i] - 1.0))
+        self.tx.publish(msg, acqtime)
+
+
+class DeviceReader(CodeletAdapter):
+    """Reads every tensor of each message through to_host() and records their bytes and storage for the test."""
+    seen = []
+
+    def start(self):
+        self.rx = Receiver.get(self.context(), self.cid(), self.get_params()["receiver"])
+
+    def tick(self):
+        msg = self.rx.receive()
+        for t in Tensor.find_all_from_entity(msg):
+            host = t.to_host()
+            DeviceReader.seen.append((t.storage_type().value, list(t.shape()), host.storage_type().value,
+                                      list(host.memoryview().cast("B").cast("f"))))
