@@ -55,16 +55,35 @@ class TensorDoubler(CodeletAdapter):
         self.tx.publish(msg, acqtime)
 
 
-class DeviceReader(CodeletAdapter):
-    """Reads every tensor of each message through to_host() and records their bytes and storage for the test."""
-    seen = []
+class DeviceCheck(CodeletAdapter):
+    """Receives StreamGenerator's host and device messages of one tick and checks every tensor, the device ones read
+    through to_host(), against the generator's formula ((tick * 31 + row * 7) % 1000) - 500, exactly."""
 
     def start(self):
-        self.rx = Receiver.get(self.context(), self.cid(), self.get_params()["receiver"])
+        p = self.get_params()
+        self.host = Receiver.get(self.context(), self.cid(), p["host"])
+        self.device = Receiver.get(self.context(), self.cid(), p["device"])
+        self.tick_number = 0
 
     def tick(self):
-        msg = self.rx.receive()
-        for t in Tensor.find_all_from_entity(msg):
-            host = t.to_host()
-            DeviceReader.seen.append((t.storage_type().value, list(t.shape()), host.storage_type().value,
-                                      list(host.memoryview().cast("B").cast("f"))))
+        self.tick_number += 1
+        expected = [float(((self.tick_number * 31 + row * 7) % 1000) - 500) for row in range(1024)]
+        for msg, storage in ((self.host.receive(), "host"), (self.device.receive(), "device")):
+            tensors = Tensor.find_all_from_entity(msg)
+            if len(tensors) != 2:
+                raise Exception("%d tensors in the %s message" % (len(tensors), storage))
+            for t in tensors:
+                if t.storage_type().value != storage or t.shape() != Shape([1024, 1]):
+                    raise Exception("unexpected %r" % t)
+                if storage == "device":
+                    try:
+                        t.memoryview()
+                        raise Exception("memoryview() of a device tensor must fail")
+                    except ValueError as e:
+                        if "to_host()" not in str(e):
+                            raise
+                host = t.to_host()
+                got = list(host.memoryview().cast("B").cast("f"))
+                if got != expected:
+                    raise Exception("tick %d %s tensor differs at row %d" % (self.tick_number, storage,
+                                    next(i for i in range(1024) if got[i] != expected[i])))

@@ -5,14 +5,17 @@ import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jkompute.Manager;
 import io.jkompute.graph.Graph;
 import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.GraphLoadException;
 import io.jkompute.graph.JavaCodelet;
 import io.jkompute.graph.StopReason;
+import io.jkompute.graph.std.BlockMemoryPool;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,6 +73,17 @@ class PyCodeletV0Test {
     }
 
     @Test
+    void deviceTensorsAreCopiedToTheHostOnRequest() {
+        Assumptions.assumeTrue(vulkanAvailable(), "no Vulkan device (install mesa-vulkan-drivers for lavapipe)");
+        try (Graph g = Graph.load(GRAPHS.resolve("devices.yaml"))) {
+            g.run();
+            assertEquals(3, g.entity("source").tickCount());
+            assertEquals(3, g.entity("check").tickCount(), "DeviceCheck.py checked every tick's four tensors");
+            assertEquals(4, g.component("source/device_pool", BlockMemoryPool.class).freeBlocks());
+        }
+    }
+
+    @Test
     void aMissingClassIsALoadErrorNamingTheFile(@TempDir Path dir) throws Exception {
         Path py = Files.writeString(dir.resolve("Codelets.py"), "class Other:\n    pass\n");
         Path yaml = Files.writeString(dir.resolve("app.yaml"), """
@@ -97,6 +111,14 @@ class PyCodeletV0Test {
                 """);
         GraphLoadException e = assertThrows(GraphLoadException.class, () -> Graph.load(yaml).close());
         assertEquals(yaml + ":4: PyCodeletV0 'e/py': Broken.py:4: SyntaxError: expected ':'", e.getMessage());
+    }
+
+    private static boolean vulkanAvailable() {
+        try {
+            return !Manager.listDevices().isEmpty();
+        } catch (RuntimeException | LinkageError e) {
+            return false;
+        }
     }
 
     private static int lineOf(Path file, String text) throws Exception {

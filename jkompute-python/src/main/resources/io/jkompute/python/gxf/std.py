@@ -261,7 +261,7 @@ class Tensor:
         """A writable memoryview of the host memory, typed and shaped like the tensor (a flat byte view when the
         strides are not dense). Valid while the message holding the tensor lives (the tick, or longer if kept)."""
         j = self._check()
-        mem = self._ctx.hostMemory(j)
+        mem = self._host_memory()
         address, nbytes = int(mem[0]), int(mem[1])
         raw = _buffer_type(nbytes).from_address(address)
         raw._owner = j
@@ -273,20 +273,26 @@ class Tensor:
         view = view[:self.size()]
         return view.cast(_FORMAT[dtype], dims) if dims else view.cast(_FORMAT[dtype])
 
+    def _host_memory(self):
+        j = self._check()
+        if self._ctx.storage(j) == "device":
+            raise ValueError("tensor is in device memory; call to_host() for a host copy")
+        return self._ctx.hostMemory(j)
+
     def tobytes(self):
         return bytes(self.to_host().memoryview().cast("B"))
 
     def get_tensor_info(self):
         """(data address, byte size, element type label, rank, dims, byte strides) of a host tensor."""
         j = self._check()
-        mem = self._ctx.hostMemory(j)
+        mem = self._host_memory()
         dims = list(self.shape())
         return (int(mem[0]), self.size(), self._ctx.dataType(j), len(dims), dims, self.strides())
 
     @property
     def __array_interface__(self):
         j = self._check()
-        mem = self._ctx.hostMemory(j)
+        mem = self._host_memory()
         dtype = self._ctx.dataType(j)
         return {"version": 3, "data": (int(mem[0]), False), "typestr": _TYPESTR[dtype],
                 "shape": tuple(self.shape()), "strides": tuple(self.strides())}
