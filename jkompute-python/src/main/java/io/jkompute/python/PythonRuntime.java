@@ -16,6 +16,8 @@ import org.graalvm.polyglot.HostAccess;
 import org.graalvm.polyglot.Source;
 import org.graalvm.polyglot.Value;
 import org.graalvm.polyglot.io.IOAccess;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * One GraalPy {@link Engine} for the process (parsed code and the language's internal resources are shared by every
@@ -34,6 +36,8 @@ final class PythonRuntime {
     private static final HostAccess HOST_ACCESS = HostAccess.newBuilder(HostAccess.EXPLICIT)
             .allowListAccess(true).allowArrayAccess(true).allowMapAccess(true).build();
 
+    private static final Logger LOG = LoggerFactory.getLogger(PythonRuntime.class);
+
     private static Engine engine;
     private static final Map<Graph, GraphPython> CONTEXTS = new IdentityHashMap<>();
 
@@ -44,7 +48,9 @@ final class PythonRuntime {
     static synchronized GraphPython acquire(Graph graph) {
         GraphPython gp = CONTEXTS.get(graph);
         if (gp == null) {
+            long t0 = System.nanoTime();
             gp = new GraphPython(newContext(), graph);
+            LOG.debug("GraalPy context with the gxf package ready in {} ms", (System.nanoTime() - t0) / 1_000_000);
             CONTEXTS.put(graph, gp);
         }
         gp.users++;
@@ -58,6 +64,11 @@ final class PythonRuntime {
             CONTEXTS.remove(graph);
             gp.context().close(true);
         }
+    }
+
+    /** Graphs with a live Python context (for tests: 0 once every graph using Python is closed). */
+    static synchronized int openContexts() {
+        return CONTEXTS.size();
     }
 
     private static Context newContext() {
@@ -126,10 +137,12 @@ final class PythonRuntime {
                 System.setProperty(RESOURCE_CACHE, Path.of(System.getProperty("java.io.tmpdir"),
                         "jkompute-graalpy-" + System.getProperty("user.name")).toString());
             }
+            long t0 = System.nanoTime();
             engine = Engine.newBuilder("python")
                     // on a JDK without the Graal compiler Truffle interprets; the README says so once, not each run
                     .option("engine.WarnInterpreterOnly", "false")
                     .build();
+            LOG.debug("GraalPy engine built in {} ms", (System.nanoTime() - t0) / 1_000_000);
             Runtime.getRuntime().addShutdownHook(new Thread(PythonRuntime::closeEngine, "jkompute-python-engine"));
         }
         return engine;

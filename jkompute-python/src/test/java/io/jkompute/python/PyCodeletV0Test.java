@@ -31,7 +31,9 @@ class PyCodeletV0Test {
             assertEquals(10, g.entity("tx").tickCount());
             assertEquals(10, g.entity("rx").tickCount());
             assertEquals(10, g.component("tx/signal", io.jkompute.graph.Transmitter.class).publishedCount());
+            assertEquals(1, PythonRuntime.openContexts(), "one context for the graph's three Python codelets");
         }
+        assertEquals(0, PythonRuntime.openContexts(), "closing the graph closed its Python context");
     }
 
     @Test

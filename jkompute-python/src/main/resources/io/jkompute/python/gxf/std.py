@@ -1,6 +1,5 @@
 """GXF's standard extension from Python: queues, clocks, allocators, tensors and timestamps."""
 import collections
-import ctypes
 import enum
 
 from gxf.core import Entity
@@ -160,6 +159,8 @@ class TensorDescription:
 
 
 def _buffer_type(nbytes):
+    # imported on first use: ctypes costs a quarter second at context start on an interpreter-only JVM
+    import ctypes
     # a subclass so that instances can hold a reference keeping the Java memory owner alive
     return type("TensorMemory", (ctypes.c_ubyte * nbytes,), {})
 
