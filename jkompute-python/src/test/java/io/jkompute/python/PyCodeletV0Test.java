@@ -88,31 +88,30 @@ class PyCodeletV0Test {
     @Test
     void aMissingClassIsALoadErrorNamingTheFile(@TempDir Path dir) throws Exception {
         Path py = Files.writeString(dir.resolve("Codelets.py"), "class Other:\n    pass\n");
-        Path yaml = Files.writeString(dir.resolve("app.yaml"), """
-                name: e
-                components:
-                - name: py
-                  type: nvidia::gxf::PyCodeletV0
-                  parameters: { codelet_name: Missing, codelet_file: Codelets.py }
-                """);
-        GraphLoadException e = assertThrows(GraphLoadException.class, () -> Graph.load(yaml).close());
-        assertEquals(yaml + ":4: PyCodeletV0 'e/py': AttributeError: " + py + " defines no class 'Missing'",
-                e.getMessage());
+        GraphLoadException e = loadError(dir, "Missing", "Codelets.py");
+        assertEquals(dir.resolve("app.yaml") + ":4: PyCodeletV0 'e/py': AttributeError: " + py
+                + " defines no class 'Missing'", e.getMessage());
     }
 
     @Test
     void aSyntaxErrorIsALoadErrorWithFileAndLine(@TempDir Path dir) throws Exception {
         Files.writeString(dir.resolve("Broken.py"), "from gxf.python_codelet import CodeletAdapter\n\n"
                 + "class Broken(CodeletAdapter):\n    def tick(self)\n        pass\n");
+        GraphLoadException e = loadError(dir, "Broken", "Broken.py");
+        assertEquals(dir.resolve("app.yaml") + ":4: PyCodeletV0 'e/py': Broken.py:4: SyntaxError: expected ':'",
+                e.getMessage());
+    }
+
+    /** Loads a one-codelet graph written to dir/app.yaml and returns the load error. */
+    private static GraphLoadException loadError(Path dir, String className, String file) throws Exception {
         Path yaml = Files.writeString(dir.resolve("app.yaml"), """
                 name: e
                 components:
                 - name: py
                   type: nvidia::gxf::PyCodeletV0
-                  parameters: { codelet_name: Broken, codelet_file: Broken.py }
-                """);
-        GraphLoadException e = assertThrows(GraphLoadException.class, () -> Graph.load(yaml).close());
-        assertEquals(yaml + ":4: PyCodeletV0 'e/py': Broken.py:4: SyntaxError: expected ':'", e.getMessage());
+                  parameters: { codelet_name: %s, codelet_file: %s }
+                """.formatted(className, file));
+        return assertThrows(GraphLoadException.class, () -> Graph.load(yaml).close());
     }
 
     private static boolean vulkanAvailable() {

@@ -24,7 +24,18 @@ class Component:
         return "%s(%s)" % (type(self).__name__, self.name())
 
 
-class Receiver(Component):
+class _Queue(Component):
+    def size(self):
+        return self._ctx.queueSizes(self._j)[0]
+
+    def back_size(self):
+        return self._ctx.queueSizes(self._j)[1]
+
+    def capacity(self):
+        return self._ctx.queueSizes(self._j)[2]
+
+
+class Receiver(_Queue):
     _kind = "Receiver"
 
     def receive(self):
@@ -32,35 +43,17 @@ class Receiver(Component):
         m = self._ctx.receive(self._j)
         return None if m is None else Entity(self._ctx, m)
 
-    def size(self):
-        return self._ctx.queueSizes(self._j)[0]
-
-    def back_size(self):
-        return self._ctx.queueSizes(self._j)[1]
-
-    def capacity(self):
-        return self._ctx.queueSizes(self._j)[2]
-
     def sync(self):
         self._ctx.sync(self._j)
 
 
-class Transmitter(Component):
+class Transmitter(_Queue):
     _kind = "Transmitter"
 
     def publish(self, message, acq_timestamp=0):
         """Publishes with a timestamp (acqtime as given, pubtime the graph clock's now). Failures raise."""
         self._ctx.publish(self._j, message._j, int(acq_timestamp))
         return "GXF_SUCCESS"
-
-    def size(self):
-        return self._ctx.queueSizes(self._j)[0]
-
-    def back_size(self):
-        return self._ctx.queueSizes(self._j)[1]
-
-    def capacity(self):
-        return self._ctx.queueSizes(self._j)[2]
 
 
 class Clock(Component):
