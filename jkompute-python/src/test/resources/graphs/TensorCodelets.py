@@ -87,3 +87,33 @@ class DeviceCheck(CodeletAdapter):
                 if got != expected:
                     raise Exception("tick %d %s tensor differs at row %d" % (self.tick_number, storage,
                                     next(i for i in range(1024) if got[i] != expected[i])))
+
+
+class Introspect(CodeletAdapter):
+    """Per tick, publishes an int64 tensor 'facts': execution count, first tick (0/1), execution timestamp, delta
+    time in ns, eid, cid and get_clock().timestamp(); checks its name and parameters itself."""
+
+    def start(self):
+        if self.name() != "introspect":
+            raise Exception("name() is %r" % self.name())
+        params = self.get_params()
+        if params != {"nested": {"a": [1, 2]}, "text": "x", "transmitter": "out", "allocator": "pool/host"}:
+            raise Exception("get_params() is %r" % params)
+        self.tx = Transmitter.get(self.context(), self.cid(), params["transmitter"])
+        self.pool = Allocator.get(self.context(), self.cid(), params["allocator"])
+        if [t.name() for t in self.get_transmitters()] != ["source/out"] or self.get_receivers() != []:
+            raise Exception("queue lists %r %r" % (self.get_transmitters(), self.get_receivers()))
+
+    def tick(self):
+        msg = MessageEntity(self.context())
+        facts = Tensor.add_to_entity(msg, "facts")
+        facts.reshape_custom([7], PrimitiveType.kInt64, 8, None, MemoryStorageType.kHost, self.pool)
+        v = facts.memoryview()
+        v[0] = self.get_execution_count()
+        v[1] = 1 if self.is_first_tick() else 0
+        v[2] = self.get_execution_timestamp()
+        v[3] = round(self.get_delta_time() * 1e9)
+        v[4] = self.eid()
+        v[5] = self.cid()
+        v[6] = self.get_clock().timestamp()
+        self.tx.publish(msg, 7)

@@ -75,6 +75,19 @@ class PyCodeletV0Test {
     }
 
     @Test
+    void codeletAdapterGettersGiveTheRunsFigures() {
+        try (Graph g = Graph.load(GRAPHS.resolve("introspect.yaml"))) {
+            g.run();
+            PyCodeletV0 py = g.component("source/introspect", PyCodeletV0.class);
+            FactsRecorder rec = (FactsRecorder) g.component("sink/recorder", JavaCodelet.class).instance();
+            String ids = ", " + py.eid() + ", " + py.cid() + ", ";
+            // count, first tick, execution timestamp, delta ns, eid, cid, clock: ticks at 0, 1000, 2000 ns
+            assertEquals(List.of("7 [1, 1, 0, 0" + ids + "0]", "7 [2, 0, 1000, 1000" + ids + "1000]",
+                    "7 [3, 0, 2000, 1000" + ids + "2000]"), rec.seen);
+        }
+    }
+
+    @Test
     void deviceTensorsAreCopiedToTheHostOnRequest() {
         Assumptions.assumeTrue(vulkanAvailable(), "no Vulkan device (install mesa-vulkan-drivers for lavapipe)");
         try (Graph g = Graph.load(GRAPHS.resolve("devices.yaml"))) {
