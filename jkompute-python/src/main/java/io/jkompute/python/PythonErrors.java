@@ -1,5 +1,6 @@
 package io.jkompute.python;
 
+import io.jkompute.graph.GraphException;
 import org.graalvm.polyglot.PolyglotException;
 import org.graalvm.polyglot.Value;
 
@@ -13,8 +14,12 @@ final class PythonErrors {
 
     static RuntimeException translate(PolyglotException e) {
         if (e.isHostException()) {
-            // a Java exception thrown under Python (e.g. a queue overflow): keep it as it is
             Throwable host = e.asHostException();
+            if (host instanceof GraphException g) {
+                return g; // the graph's own failures (e.g. a queue overflow) keep their type and wording
+            }
+            // the gxf package turns bad arguments into Python exceptions (with the user's line) before Java sees
+            // them; what still arrives here came from deeper down and keeps its own type
             return host instanceof RuntimeException r ? r : new IllegalStateException(host.getMessage(), host);
         }
         if (!e.isGuestException() || e.getGuestObject() == null) {

@@ -75,6 +75,16 @@ class PyCodeletV0Test {
     }
 
     @Test
+    void aFailedAllocationNamesTheReshapeLine() throws Exception {
+        try (Graph g = Graph.loader().file(GRAPHS.resolve("tensors.yaml")).param("pool/host/block_size=16").load()) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'tx/py' (PyCodeletV0) failed in tick(): PythonCodeletException: TensorCodelets.py:"
+                    + lineOf(GRAPHS.resolve("TensorCodelets.py"), "t.reshape(TensorDescription(") + ": RuntimeError: pool/host: request of 24 bytes exceeds block_size 16",
+                    e.getMessage());
+        }
+    }
+
+    @Test
     void codeletAdapterGettersGiveTheRunsFigures() {
         try (Graph g = Graph.load(GRAPHS.resolve("introspect.yaml"))) {
             g.run();
@@ -113,6 +123,26 @@ class PyCodeletV0Test {
         GraphLoadException e = loadError(dir, "Broken", "Broken.py");
         assertEquals(dir.resolve("app.yaml") + ":4: PyCodeletV0 'e/py': Broken.py:4: SyntaxError: expected ':'",
                 e.getMessage());
+    }
+
+    @Test
+    void aBadHandleNamesTheLineThatAskedForIt(@TempDir Path dir) throws Exception {
+        Path yaml = Files.writeString(dir.resolve("app.yaml"), """
+                name: rx
+                components:
+                - name: py
+                  type: PyCodeletV0
+                  parameters:
+                    codelet_name: PingRx
+                    codelet_file: %s
+                    codelet_params: { receiver: nope, clock: scheduler/clock }
+                """.formatted(APPS.resolve("python/PingRx.py").toAbsolutePath()));
+        try (Graph g = Graph.load(yaml)) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'rx/py' (PyCodeletV0) failed in start(): PythonCodeletException: PingRx.py:"
+                    + lineOf(APPS.resolve("python/PingRx.py"), "self.rx = Receiver.get(") + ": "
+                    + "ValueError: entity 'rx' has no component 'nope'; it has [py]", e.getMessage());
+        }
     }
 
     /** Loads a one-codelet graph written to dir/app.yaml and returns the load error. */

@@ -2,6 +2,8 @@
 import collections
 import enum
 
+import polyglot
+
 from gxf.core import Entity
 
 
@@ -15,13 +17,25 @@ class Component:
 
     @classmethod
     def get(cls, context, cid, name):
-        return cls(context, context.lookup(cid, name, cls._kind))
+        try:
+            handle = context.lookup(cid, name, cls._kind)
+        except polyglot.ForeignException as e:
+            # raised here, the error names the user's line that asked for the handle
+            raise ValueError(_java_message(e)) from None
+        return cls(context, handle)
 
     def name(self):
         return self._ctx.path(self._j)
 
     def __repr__(self):
         return "%s(%s)" % (type(self).__name__, self.name())
+
+
+def _java_message(e):
+    """A Java exception's message without its class name ("java.lang.IllegalArgumentException: ...")."""
+    text = str(e)
+    head, sep, rest = text.partition(": ")
+    return rest if sep and "." in head and " " not in head else text
 
 
 class _Queue(Component):
@@ -205,8 +219,12 @@ class Tensor:
         if self._j is not None:
             raise ValueError("tensor '%s' is already allocated" % self._name)
         dims = [int(d) for d in (shape if not isinstance(shape, Shape) else list(shape))]
-        self._j = self._ctx.addTensor(self._msg._j, self._name, allocator._j, PrimitiveType(element_type).value,
-                                      dims, MemoryStorageType(storage_type).value)
+        try:
+            self._j = self._ctx.addTensor(self._msg._j, self._name, allocator._j, PrimitiveType(element_type).value,
+                                          dims, MemoryStorageType(storage_type).value)
+        except polyglot.ForeignException as e:
+            # e.g. an exhausted pool or a block too small: reported at the user's reshape line
+            raise RuntimeError(_java_message(e)) from None
         return self
 
     def _check(self):
