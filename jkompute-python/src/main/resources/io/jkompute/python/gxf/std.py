@@ -1,6 +1,7 @@
 """GXF's standard extension from Python: queues, clocks, allocators, tensors and timestamps."""
 import collections
 import enum
+import functools
 
 import polyglot
 
@@ -165,6 +166,7 @@ class TensorDescription:
         self.strides = strides
 
 
+@functools.lru_cache(maxsize=64)
 def _buffer_type(nbytes):
     # imported on first use: ctypes costs a quarter second at context start on an interpreter-only JVM
     import ctypes
