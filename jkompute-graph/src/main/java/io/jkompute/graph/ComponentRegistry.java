@@ -23,6 +23,9 @@ public final class ComponentRegistry {
     /** GXF's namespace prefix, accepted as an alias so GXF graph files load unchanged. */
     public static final String GXF_PREFIX = "nvidia::gxf::";
 
+    /** Types registered by optional modules, so that a graph using one without the module says what to add. */
+    private static final Map<String, String> OPTIONAL_MODULES = Map.of("PyCodeletV0", "jkompute-python");
+
     private final Map<String, Supplier<? extends Component>> types = new TreeMap<>();
     private final Map<String, String> origin = new TreeMap<>();
     private final List<String> extensions = new ArrayList<>();
@@ -117,6 +120,10 @@ public final class ComponentRegistry {
     /** A new component of the type; throws with the list of known types when unknown. */
     public Component create(String name) {
         Supplier<? extends Component> f = types.get(shortName(name));
+        if (f == null && OPTIONAL_MODULES.containsKey(shortName(name))) {
+            throw new IllegalArgumentException(shortName(name) + " needs the " + OPTIONAL_MODULES.get(shortName(name))
+                    + " module on the class path (./jkompute adds it when built with it: ./jkompute build)");
+        }
         if (f == null) {
             throw new IllegalArgumentException("unknown component type '" + name + "'; known types: "
                     + String.join(", ", types.keySet()));

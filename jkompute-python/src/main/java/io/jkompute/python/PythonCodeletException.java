@@ -1,0 +1,43 @@
+package io.jkompute.python;
+
+/**
+ * A Python exception raised while loading a codelet or in its {@code start}, {@code tick} or {@code stop}; the
+ * message reads {@code File.py:LINE: Type: message} with the innermost frame of the user's code (just
+ * {@code Type: message} when the error comes from the bundled gxf package alone, e.g. a class that is not there).
+ */
+public final class PythonCodeletException extends RuntimeException {
+    private final String file;
+    private final int line;
+    private final String pythonType;
+    private final String pythonTraceback;
+
+    PythonCodeletException(String file, int line, String pythonType, String message, String pythonTraceback,
+            Throwable cause) {
+        super((file == null ? "" : file + ":" + line + ": ") + pythonType + (message.isEmpty() ? "" : ": " + message),
+                cause);
+        this.file = file;
+        this.line = line;
+        this.pythonType = pythonType;
+        this.pythonTraceback = pythonTraceback;
+    }
+
+    /** The base name of the user's .py file at the innermost frame, or null when no user frame was involved. */
+    public String file() {
+        return file;
+    }
+
+    /** The line in {@link #file()} (0 when there is no file). */
+    public int line() {
+        return line;
+    }
+
+    /** The Python exception's class name, e.g. {@code Exception} or {@code AssertionError}. */
+    public String pythonType() {
+        return pythonType;
+    }
+
+    /** The guest frames of the Python stack, innermost first. */
+    public String pythonTraceback() {
+        return pythonTraceback;
+    }
+}

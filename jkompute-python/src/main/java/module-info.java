@@ -1,0 +1,14 @@
+/**
+ * Python codelets for jkompute graphs: GXF's {@code nvidia::gxf::PyCodeletV0} runs a user's Python class inside the
+ * JVM through GraalPy, with a {@code gxf} package giving GXF's Python codelet API.
+ */
+module io.jkompute.python {
+    requires io.jkompute.graph;
+    requires org.graalvm.polyglot;
+    requires org.slf4j;
+    requires org.snakeyaml.engine.v2;
+
+    exports io.jkompute.python;
+
+    provides io.jkompute.graph.GraphExtension with io.jkompute.python.PythonExtension;
+}

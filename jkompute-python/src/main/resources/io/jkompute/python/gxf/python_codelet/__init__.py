@@ -1,0 +1,4 @@
+"""Python codelets: subclass CodeletAdapter and name the class in a PyCodeletV0 component."""
+from gxf.python_codelet.codelet import CodeletAdapter
+
+__all__ = ["CodeletAdapter"]
