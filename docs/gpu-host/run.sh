@@ -10,6 +10,7 @@ J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow
 T=$PWD/.gputest
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 case "${1:-suite}" in
+soak-start|soak-watch) ;;
 suite)
   { nvidia-smi --query-gpu=name,driver_version --format=csv; $J -cp "$CP" io.jkompute.cli.Main devices 2>&1 | head -12
     for e in logistic-regression array-multiplication constants async-queues cuda-roundtrip; do
@@ -33,4 +34,14 @@ pipeline)
   { for i in $(seq 1 10); do timeout -s KILL 30 $J -cp "$CP:$T/junit.jar:$T/tests/jkompute-cuda-tests.jar" \
       io.jkompute.cuda.VirtualThreadBurstProbe 2>&1 | tail -1; done; } > "$OUT/burst.txt" 2>&1
   tail -3 "$OUT/pipeline.txt"; sort "$OUT/burst.txt" | uniq -c ;;
+esac
+# a soak longer than one call: started detached, then watched by later calls (the machine keeps /tmp while it is held)
+case "${1:-}" in
+soak-start)
+  setsid nohup bash -c "source .bundle/env.sh; $J -cp \"\$CP\" io.jkompute.examples.ManagerSoak ${2:-10000} ${3:-1000} > /tmp/soak.txt 2>&1; echo \"soak exit: \$?\" >> /tmp/soak.txt" >/dev/null 2>&1 < /dev/null &
+  sleep 5; echo started ;;
+soak-watch)
+  end=$((SECONDS + ${2:-560}))
+  while [ $SECONDS -lt $end ] && ! grep -q 'soak exit' /tmp/soak.txt; do sleep 10; done
+  cp /tmp/soak.txt "$OUT/soak.txt"; grep -vE 'INFO|^\s' /tmp/soak.txt | tail -14 ;;
 esac
