@@ -38,7 +38,9 @@ esac
 # a soak longer than one call: started detached, then watched by later calls (the machine keeps /tmp while it is held)
 case "${1:-}" in
 soak-start)
-  setsid nohup bash -c "source .bundle/env.sh; $J -cp \"\$CP\" io.jkompute.examples.ManagerSoak ${2:-10000} ${3:-1000} > /tmp/soak.txt 2>&1; echo \"soak exit: \$?\" >> /tmp/soak.txt" >/dev/null 2>&1 < /dev/null &
+  # its own copy of the jars: a later call may carry a new .bundle while it runs
+  rm -rf /tmp/soak-lib && cp -r .bundle/lib /tmp/soak-lib
+  setsid nohup bash -c "source .bundle/env.sh; $J -cp \"\$(ls /tmp/soak-lib/*.jar | tr '\\n' ':')\" io.jkompute.examples.ManagerSoak ${2:-10000} ${3:-1000} > /tmp/soak.txt 2>&1; echo \"soak exit: \$?\" >> /tmp/soak.txt" >/dev/null 2>&1 < /dev/null &
   sleep 5; echo started ;;
 soak-watch)
   end=$((SECONDS + ${2:-560}))
