@@ -163,7 +163,7 @@ public final class RawVulkan implements AutoCloseable {
     }
 
     /**
-     * @param family        queue family to use, or -1 for the first with compute (the one jkompute picks)
+     * @param family        queue family to use, or -1 for the one jkompute picks (compute-only first)
      * @param deviceAddress enable the Vulkan 1.2 {@code bufferDeviceAddress} feature (as jkompute does where it
      *                      exists), so buffers can be made with device-address memory; throws if unsupported
      */
@@ -193,6 +193,11 @@ public final class RawVulkan implements AutoCloseable {
             VkQueueFamilyProperties.Buffer qf = VkQueueFamilyProperties.calloc(n.get(0), s);
             vkGetPhysicalDeviceQueueFamilyProperties(physical, n, qf);
             int f = family;
+            // the rule jkompute's default follows: a compute-only family first, else the first with compute
+            for (int i = 0; i < qf.capacity() && f < 0; i++) {
+                int flags = qf.get(i).queueFlags();
+                if ((flags & VK_QUEUE_COMPUTE_BIT) != 0 && (flags & VK_QUEUE_GRAPHICS_BIT) == 0) f = i;
+            }
             for (int i = 0; i < qf.capacity() && f < 0; i++) {
                 if ((qf.get(i).queueFlags() & VK_QUEUE_COMPUTE_BIT) != 0) f = i;
             }

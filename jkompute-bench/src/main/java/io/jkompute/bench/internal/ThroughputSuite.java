@@ -37,7 +37,7 @@ public final class ThroughputSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return 4;
+        return 5;
     }
 
     @Override
@@ -88,6 +88,10 @@ public final class ThroughputSuite implements Suite {
         ctx.step("throughput raw Vulkan");
         out.ratio("per dispatch jkompute / raw Vulkan, same shape", out.find(PER_DISPATCH, JK, 0), out.find(PER_DISPATCH, VK, 0),
                 Double.NaN, false, "µs per dispatch, wall; lower is better");
+        Peers.run(ctx, out, "throughput", 600);
+        ctx.step("throughput peers");
+        out.ratio("per dispatch jkompute / CuPy CUDA graph of 100", out.find(PER_DISPATCH, JK, 0),
+                out.find(PER_DISPATCH + " (graph of 100)", "CuPy CUDA graph", 0), Double.NaN, false, "the same 100 dependent uint adds per graph");
         out.ratio("GPU time per dispatch jkompute / raw Vulkan", out.find(GPU_TIME, JK, 0), out.find(GPU_TIME, VK, 0),
                 Double.NaN, false, "the floor: the GPU's own time per barrier + dispatch");
     }
