@@ -48,7 +48,7 @@ public final class ChainSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return 2 * LENGTHS.length + 2;
+        return 2 * LENGTHS.length + 3;
     }
 
     private static int n(Context ctx) {
@@ -63,6 +63,7 @@ public final class ChainSuite implements Suite {
             rawVulkan(ctx, out, n, length, reps, warm);
         }
         gpuTime(ctx, out, n);
+        barrierProbe(ctx, out, n, LENGTHS[LENGTHS.length - 1], reps, warm);
         Peers.run(ctx, out, "chain", 600);
         ctx.step("chain peers");
         for (int length : LENGTHS) {
@@ -147,6 +148,66 @@ public final class ChainSuite implements Suite {
             vk.freeAll();
         }
         ctx.step("chain raw Vulkan " + length);
+    }
+
+    /**
+     * Where the time per node goes, in raw Vulkan on a chain of {@code length}: the suite's barrier (compute + transfer
+     * writes → compute) with binds per node; a compute → compute barrier with binds per node; the same binding once;
+     * no barrier at all (binds once), which no longer orders the nodes, so its output is checked and reported, not
+     * trusted: it is the floor that removing the barrier could reach.
+     */
+    private static void barrierProbe(Context ctx, Recorder out, int n, int length, int reps, int warm) {
+        RawVulkan vk = ctx.vulkan();
+        long bytes = n * 4L;
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment ones = arena.allocate(bytes);
+            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
+            MemorySegment zeros = arena.allocate(bytes);
+            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
+            RawVulkan.Buffer staging = vk.buffer(bytes, true);
+            BandwidthSuite.upload(vk, staging, ones, a, bytes);
+            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
+            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
+            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
+            int groups = Workgroup.covering(n, 256).x();
+            String[] names = {"compute→compute barrier, binds per node", "compute→compute barrier, binds once",
+                "no barrier, binds once (unordered)"};
+            StringBuilder note = new StringBuilder("raw Vulkan probe, chain of " + length + ", µs per node p50:");
+            // the unordered variant is a deliberate write-after-write hazard: full mode only, never under validation (CI)
+            int variants = ctx.quick() ? 2 : names.length;
+            for (int v = 0; v < variants; v++) {
+                boolean barrier = v < 2, bindEach = v == 0;
+                BandwidthSuite.upload(vk, staging, zeros, o, bytes);
+                vk.record(c -> {
+                    for (int d = 0; d < length; d++) add.dispatchProbe(c, push, groups, barrier, bindEach || d == 0);
+                });
+                double[] ns = Timing.wall(() -> {
+                    vk.submit();
+                    vk.waitSpin();
+                }, warm, reps);
+                vk.record(c -> {
+                    vk.copy(c, o, staging, bytes);
+                    vk.hostBarrier(c);
+                });
+                vk.submitAndWait();
+                long want = (long) (warm + reps) * length;
+                String failure = uniform(staging.mapped(), n, want, "raw Vulkan " + names[v]);
+                if (barrier) {
+                    if (out.check("raw Vulkan chain of " + length + ", " + names[v] + ", every output = " + want, failure)) {
+                        out.figure(metric(length), "raw Vulkan, " + names[v], 0, "µs", perNode(ns, length));
+                    }
+                } else {
+                    note.append(String.format(" %s %.2f (output %s)", names[v], perNode(ns, length).p50(),
+                            failure == null ? "happened to be right" : "wrong, as expected without ordering"));
+                }
+            }
+            if (variants == names.length) {
+                out.note(note.toString());
+            }
+        } finally {
+            vk.freeAll();
+        }
+        ctx.step("chain barrier probe");
     }
 
     /** The GPU's own time per node (timestamps around each barrier + dispatch in one command buffer). */

@@ -147,6 +147,30 @@ public final class RawVulkan implements AutoCloseable {
             }
         }
 
+        /**
+         * Probe variants of {@link #dispatch}: {@code barrier} as a compute-to-compute memory barrier only (no transfer
+         * stage), or none; binds only when {@code bind} (a chain that binds once and dispatches many times).
+         */
+        public void dispatchProbe(VkCommandBuffer c, ByteBuffer push, int groups, boolean barrier, boolean bind) {
+            try (MemoryStack s = stackPush()) {
+                if (barrier) {
+                    VkMemoryBarrier.Buffer mb = VkMemoryBarrier.calloc(1, s).sType$Default()
+                            .srcAccessMask(VK_ACCESS_SHADER_WRITE_BIT)
+                            .dstAccessMask(VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                    vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, mb,
+                            null, null);
+                }
+                if (bind) {
+                    vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                    vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, s.longs(set), null);
+                    if (pushBytes > 0) {
+                        vkCmdPushConstants(c, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push);
+                    }
+                }
+                vkCmdDispatch(c, groups, 1, 1);
+            }
+        }
+
         @Override
         public void close() {
             if (closed) return;
