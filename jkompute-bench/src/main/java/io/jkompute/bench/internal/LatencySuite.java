@@ -30,6 +30,8 @@ import java.util.Optional;
 public final class LatencySuite implements Suite {
     static final int N = 64;
     static final String METRIC = "round trip";
+    /** A volatile read of the completion word, so the polling loop sees each new value. */
+    private static final java.lang.invoke.VarHandle WORD = JAVA_INT.varHandle();
 
     @Override
     public String name() {
@@ -173,6 +175,7 @@ public final class LatencySuite implements Suite {
                 out.figure(METRIC, "raw Vulkan fence block" + suffix, 0, "µs", micros(blocked));
                 ctx.step("latency raw Vulkan block" + suffix);
                 total += warm + iters;
+                total += completionWord(out, vk, tiny, iters, warm);
             }
             vk.record(c -> {
                 vk.copy(c, b, staging, bytes);
@@ -184,6 +187,51 @@ public final class LatencySuite implements Suite {
         } finally {
             vk.freeAll();
         }
+    }
+
+    /**
+     * Probe below the fence: the command buffer ends with a barrier and a 4-byte {@code vkCmdFillBuffer} of 1 into
+     * host-visible coherent memory that the host cleared before submitting and then polls. Records how long until the
+     * word reads 1, and until the fence (which a real implementation must still see before reusing the command buffer)
+     * reads signalled, and how long the vkQueueSubmit call itself took. Returns the dispatches it ran.
+     */
+    private static long completionWord(Recorder out, RawVulkan vk, RawVulkan.Pipeline tiny, int iters, int warm) {
+        RawVulkan.Buffer word = vk.buffer(4, true);
+        MemorySegment w = word.mapped();
+        vk.record(c -> {
+            tiny.dispatch(c, null, 1);
+            try (org.lwjgl.system.MemoryStack s = org.lwjgl.system.MemoryStack.stackPush()) {
+                org.lwjgl.vulkan.VkMemoryBarrier.Buffer mb = org.lwjgl.vulkan.VkMemoryBarrier.calloc(1, s).sType$Default()
+                        .srcAccessMask(org.lwjgl.vulkan.VK10.VK_ACCESS_SHADER_WRITE_BIT)
+                        .dstAccessMask(org.lwjgl.vulkan.VK10.VK_ACCESS_TRANSFER_WRITE_BIT);
+                org.lwjgl.vulkan.VK10.vkCmdPipelineBarrier(c, org.lwjgl.vulkan.VK10.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                        org.lwjgl.vulkan.VK10.VK_PIPELINE_STAGE_TRANSFER_BIT, 0, mb, null, null);
+            }
+            org.lwjgl.vulkan.VK10.vkCmdFillBuffer(c, word.handle, 0, 4, 1);
+            vk.hostBarrier(c);
+        });
+        double[] submitCall = new double[iters], toWord = new double[iters], toFence = new double[iters];
+        for (int i = 0; i < warm + iters; i++) {
+            w.set(JAVA_INT, 0, 0);
+            long t0 = System.nanoTime();
+            vk.submit();
+            long ts = System.nanoTime();
+            while ((int) WORD.getVolatile(w, 0L) == 0) {
+                Thread.onSpinWait();
+            }
+            long t1 = System.nanoTime();
+            vk.waitSpin();
+            long t2 = System.nanoTime();
+            if (i >= warm) {
+                submitCall[i - warm] = ts - t0;
+                toWord[i - warm] = t1 - t0;
+                toFence[i - warm] = t2 - t0;
+            }
+        }
+        out.figure(METRIC, "raw Vulkan vkQueueSubmit call alone (probe)", 0, "µs", micros(submitCall));
+        out.figure(METRIC, "raw Vulkan completion word (probe)", 0, "µs", micros(toWord));
+        out.figure(METRIC, "raw Vulkan completion word, then fence (probe)", 0, "µs", micros(toFence));
+        return warm + iters;
     }
 
     /**
