@@ -16,7 +16,6 @@ import io.jkompute.Tensor;
 import io.jkompute.Workgroup;
 import io.jkompute.bench.DispatchLoop;
 import io.jkompute.bench.Summary;
-import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
@@ -114,34 +113,18 @@ public final class ChainSuite implements Suite {
 
     private static void rawVulkan(Context ctx, Recorder out, int n, int length, int reps, int warm) {
         RawVulkan vk = ctx.vulkan();
-        long bytes = n * 4L;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ones = arena.allocate(bytes);
-            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
-            MemorySegment zeros = arena.allocate(bytes);
-            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
-            RawVulkan.Buffer staging = vk.buffer(bytes, true);
-            BandwidthSuite.upload(vk, staging, ones, a, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, o, bytes);
-            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
-            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
-            int groups = Workgroup.covering(n, 256).x();
+        try {
+            RawAdd add = new RawAdd(vk, n);
             vk.record(c -> {
-                for (int d = 0; d < length; d++) add.dispatch(c, push, groups);
+                for (int d = 0; d < length; d++) add.pipeline.dispatch(c, add.push, add.groups);
             });
             double[] ns = Timing.wall(() -> {
                 vk.submit();
                 vk.waitSpin();
             }, warm, reps);
-            vk.record(c -> {
-                vk.copy(c, o, staging, bytes);
-                vk.hostBarrier(c);
-            });
-            vk.submitAndWait();
             long want = (long) (warm + reps) * length;
             if (out.check("raw Vulkan chain of " + length + ", every output = " + want,
-                    uniform(staging.mapped(), n, want, "raw Vulkan"))) {
+                    uniform(add.readOutput(), n, want, "raw Vulkan"))) {
                 out.figure(metric(length), "raw Vulkan", 0, "µs", perNode(ns, length));
             }
         } finally {
@@ -158,18 +141,8 @@ public final class ChainSuite implements Suite {
      */
     private static void barrierProbe(Context ctx, Recorder out, int n, int length, int reps, int warm) {
         RawVulkan vk = ctx.vulkan();
-        long bytes = n * 4L;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ones = arena.allocate(bytes);
-            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
-            MemorySegment zeros = arena.allocate(bytes);
-            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
-            RawVulkan.Buffer staging = vk.buffer(bytes, true);
-            BandwidthSuite.upload(vk, staging, ones, a, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
-            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
-            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
-            int groups = Workgroup.covering(n, 256).x();
+        try {
+            RawAdd add = new RawAdd(vk, n);
             String[] names = {"compute→compute barrier, binds per node", "compute→compute barrier, binds once",
                 "no barrier, binds once (unordered)"};
             StringBuilder note = new StringBuilder("raw Vulkan probe, chain of " + length + ", µs per node p50:");
@@ -177,21 +150,18 @@ public final class ChainSuite implements Suite {
             int variants = ctx.quick() ? 2 : names.length;
             for (int v = 0; v < variants; v++) {
                 boolean barrier = v < 2, bindEach = v == 0;
-                BandwidthSuite.upload(vk, staging, zeros, o, bytes);
+                add.resetOutput();
                 vk.record(c -> {
-                    for (int d = 0; d < length; d++) add.dispatchProbe(c, push, groups, barrier, bindEach || d == 0);
+                    for (int d = 0; d < length; d++) {
+                        add.pipeline.dispatchProbe(c, add.push, add.groups, barrier, bindEach || d == 0);
+                    }
                 });
                 double[] ns = Timing.wall(() -> {
                     vk.submit();
                     vk.waitSpin();
                 }, warm, reps);
-                vk.record(c -> {
-                    vk.copy(c, o, staging, bytes);
-                    vk.hostBarrier(c);
-                });
-                vk.submitAndWait();
                 long want = (long) (warm + reps) * length;
-                String failure = uniform(staging.mapped(), n, want, "raw Vulkan " + names[v]);
+                String failure = uniform(add.readOutput(), n, want, "raw Vulkan " + names[v]);
                 if (barrier) {
                     if (out.check("raw Vulkan chain of " + length + ", " + names[v] + ", every output = " + want, failure)) {
                         out.figure(metric(length), "raw Vulkan, " + names[v], 0, "µs", perNode(ns, length));

@@ -19,7 +19,7 @@ import org.lwjgl.vulkan.*;
 
 /**
  * The baseline: the least Vulkan that does the same work as jkompute, written straight against LWJGL. One instance,
- * device 0, one queue of its first compute family (the family jkompute picks), plain {@code vkAllocateMemory} per
+ * device 0, one queue of the family jkompute picks (compute-only first), plain {@code vkAllocateMemory} per
  * buffer, one reusable command buffer and fence, and a timestamp query pool. No library code in between.
  */
 public final class RawVulkan implements AutoCloseable {

@@ -128,19 +128,11 @@ public final class ThroughputSuite implements Suite {
      */
     private static void rawVulkan(Context ctx, Recorder out, int sequences, int dispatches, int evaluations, int n) {
         RawVulkan vk = ctx.vulkan();
-        long bytes = n * 4L;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ones = arena.allocate(bytes);
-            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
-            MemorySegment zeros = arena.allocate(bytes);
-            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
-            RawVulkan.Buffer staging = vk.buffer(bytes, true);
-            BandwidthSuite.upload(vk, staging, ones, a, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, o, bytes);
-            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
-            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
-            int groups = Workgroup.covering(n, 256).x();
+        try {
+            RawAdd raw = new RawAdd(vk, n);
+            RawVulkan.Pipeline add = raw.pipeline;
+            java.nio.ByteBuffer push = raw.push;
+            int groups = raw.groups;
             List<RawVulkan.Recording> recs = new java.util.ArrayList<>();
             for (int s = 0; s < sequences; s++) {
                 RawVulkan.Recording rec = vk.recording();
@@ -160,14 +152,10 @@ public final class ThroughputSuite implements Suite {
             int reps = sequences * dispatches;
             double[] gpu = Timing.vulkan(vk, c -> add.dispatch(c, push, groups), reps, ctx.quick() ? 2 : 5);
             long expected = (long) sequences * dispatches * (evaluations + 1) + (long) reps * (1 + (ctx.quick() ? 2 : 5));
-            vk.record(c -> {
-                vk.copy(c, o, staging, bytes);
-                vk.hostBarrier(c);
-            });
-            vk.submitAndWait();
+            MemorySegment output = raw.readOutput();
             String failure = null;
             for (int i = 0; i < n && failure == null; i++) {
-                long got = Integer.toUnsignedLong(staging.mapped().getAtIndex(JAVA_INT, i));
+                long got = Integer.toUnsignedLong(output.getAtIndex(JAVA_INT, i));
                 if (got != expected) failure = "element " + i + " is " + got + ", expected " + expected;
             }
             if (out.check("raw Vulkan, same shape, every output = " + expected, failure)) {
