@@ -6,5 +6,6 @@ module io.jkompute.bench {
     requires org.lwjgl.vulkan;
     requires org.slf4j;
     requires java.management;
+    requires org.snakeyaml.engine.v2;
     exports io.jkompute.bench;
 }

@@ -57,12 +57,15 @@ public final class Manager implements AutoCloseable {
     private Sequence defaultSequence;
     private volatile boolean closed;
 
-    /** The first Vulkan device, one queue of its first compute queue family. */
+    /**
+     * The first Vulkan device, one queue of its default compute family: a compute-only family when it has one (faster
+     * round trips on NVIDIA), else the first with compute.
+     */
     public Manager() {
         this(0);
     }
 
-    /** The given device, one queue of its first compute queue family. */
+    /** The given device, one queue of its default compute family (compute-only first). */
     public Manager(int deviceIndex) {
         this(deviceIndex, new int[0], List.of());
     }
@@ -70,7 +73,8 @@ public final class Manager implements AutoCloseable {
     /**
      * @param deviceIndex        index into {@link #listDevices()}
      * @param familyQueueIndices one queue per entry, of that queue family (repeat a family for several of its queues);
-     *                           {@code sequence(i)} uses the i-th. Empty: one queue of the first compute family.
+     *                           {@code sequence(i)} uses the i-th. Empty: one queue of the default compute family
+     *                           (compute-only first).
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {

@@ -2,6 +2,7 @@ package io.jkompute.bench;
 
 import io.jkompute.Manager;
 import io.jkompute.bench.internal.BandwidthSuite;
+import io.jkompute.bench.internal.ChainSuite;
 import io.jkompute.bench.internal.Context;
 import io.jkompute.bench.internal.GraphSuite;
 import io.jkompute.bench.internal.LatencySuite;
@@ -35,6 +36,7 @@ public final class Bench {
             case "transfers" -> new TransferSuite();
             case "graph" -> new GraphSuite();
             case "reduction" -> new ReductionSuite();
+            case "chain" -> new ChainSuite();
             default -> throw new IllegalArgumentException("unknown suite " + name);
         };
     }

@@ -12,10 +12,7 @@ import io.jkompute.Sequence;
 import io.jkompute.Shader;
 import io.jkompute.Tensor;
 import io.jkompute.Workgroup;
-import java.io.IOException;
-import java.lang.management.ManagementFactory;
-import java.nio.file.Files;
-import java.nio.file.Path;
+import io.jkompute.bench.internal.HostMemory;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
@@ -84,37 +81,18 @@ public final class DispatchLoop {
             for (Sequence s : seqs) s.evalAsync();
             for (Sequence s : seqs) s.evalAwait();
             if (e % every == 0 && k < samples - 1) {
-                heap[k] = usedHeapAfterGc();
-                rss[k++] = residentBytes();
+                heap[k] = HostMemory.usedHeapAfterGc();
+                rss[k++] = HostMemory.residentBytes();
             }
         }
         long t1 = System.nanoTime();
-        heap[samples - 1] = usedHeapAfterGc();
-        rss[samples - 1] = residentBytes();
+        heap[samples - 1] = HostMemory.usedHeapAfterGc();
+        rss[samples - 1] = HostMemory.residentBytes();
         mgr.eval(new OpSyncLocal(out));
         long expected = (long) sequences * dispatches * evaluations;
         boolean ok = Arrays.stream(out.toIntArray()).allMatch(v -> Integer.toUnsignedLong(v) == expected);
         long total = (long) sequences * dispatches * evaluations;
         return new Result(mgr.deviceProperties().name(), total, (t1 - t0) / 1e3 / total, ok, heap, rss);
-    }
-
-    static long usedHeapAfterGc() {
-        System.gc();
-        var m = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage();
-        return m.getUsed();
-    }
-
-    static long residentBytes() {
-        try {
-            for (String line : Files.readAllLines(Path.of("/proc/self/status"))) {
-                if (line.startsWith("VmRSS:")) {
-                    return Long.parseLong(line.replaceAll("[^0-9]", "")) * 1024;
-                }
-            }
-        } catch (IOException | NumberFormatException e) {
-            return -1;
-        }
-        return -1;
     }
 
     public static void main(String[] args) {

@@ -61,7 +61,7 @@ public record Table(String title, List<String> header, List<List<String>> rows) 
         List<List<String>> rows = new ArrayList<>();
         r.ratios().forEach(x -> rows.add(List.of(x.suite(), x.name(), String.format(Locale.ROOT, "%.3f", x.value()),
                 x.targetText(), x.hasTarget() ? (x.met() ? "met" : "BELOW TARGET") : "info", x.note())));
-        return new Table("Ratios against the targets of issue 5 (" + r.environment().device() + ")",
+        return new Table("Ratios against the baselines and peers measured in this run (" + r.environment().device() + ")",
                 List.of("suite", "ratio", "value", "target", "status", "note"), rows);
     }
 

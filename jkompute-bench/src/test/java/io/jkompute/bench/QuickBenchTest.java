@@ -56,7 +56,12 @@ class QuickBenchTest {
         assertEquals(sizes, countFigures(byName.get("transfers"), "host→device", "jkompute"));
         // BLOCK, SPIN, HYBRID and the two raw Vulkan waits on the default queue family
         assertEquals(5, byName.get("latency").figures().stream()
-                .filter(f -> !f.impl().startsWith("raw CUDA") && !f.impl().contains("family")).count());
+                .filter(f -> !f.impl().startsWith("raw CUDA") && !f.impl().contains("family") && !f.impl().endsWith("(probe)"))
+                .count());
+        // below the fence: the submit call alone, the completion word, the word then the fence
+        assertEquals(3, byName.get("latency").figures().stream().filter(f -> f.impl().endsWith("(probe)")).count());
+        // chains of 10, 100, 1000: jkompute and raw Vulkan each; at 1000 the two barrier probes; the GPU time per node
+        assertEquals(9, byName.get("chain").figures().size());
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, byName.get("throughput").figures().size());
         // ping: 5 scheduler setups × 2 queue capacities, rate and hop latency each; the pipeline and its limit

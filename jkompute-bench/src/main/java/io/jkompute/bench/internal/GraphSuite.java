@@ -182,7 +182,11 @@ public final class GraphSuite implements Suite {
         int frames = ctx.quick() ? 50 : 5_000;
         runApp(app, Math.max(20, frames / 10)); // warm-up: pipelines, shader compile, JIT
         long[] verified = new long[1];
+        long heap0 = HostMemory.usedHeapAfterGc(), rss0 = HostMemory.residentBytes();
         RunResult r = runApp(app, frames, verified);
+        long heap1 = HostMemory.usedHeapAfterGc(), rss1 = HostMemory.residentBytes();
+        out.note(String.format("pipeline, %,d frames: heap after GC %.1f → %.1f MiB, resident %.1f → %.1f MiB", frames,
+                heap0 / 1048576.0, heap1 / 1048576.0, rss0 / 1048576.0, rss1 / 1048576.0));
         String impl = "gpu-pipeline.yaml, GreedyScheduler";
         if (out.check("pipeline: " + frames + " frames, GPU result = CPU reference (VerifyEqual)",
                 verified[0] == frames ? null : "VerifyEqual passed " + verified[0] + " of " + frames + " frames (" + r + ")")) {

@@ -30,6 +30,8 @@ import java.util.Optional;
 public final class LatencySuite implements Suite {
     static final int N = 64;
     static final String METRIC = "round trip";
+    /** A volatile read of the completion word, so the polling loop sees each new value. */
+    private static final java.lang.invoke.VarHandle WORD = JAVA_INT.varHandle();
 
     @Override
     public String name() {
@@ -43,7 +45,7 @@ public final class LatencySuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return WaitStrategy.values().length + 3 + 2;
+        return WaitStrategy.values().length + 3 + 2 + 1;
     }
 
     private static int iterations(Context ctx) {
@@ -63,6 +65,8 @@ public final class LatencySuite implements Suite {
             rawCuda(ctx, out, arena, iters, warm);
             otherFamily(ctx, out, arena, iters, warm);
         }
+        Peers.run(ctx, out, "latency", 600);
+        ctx.step("latency peers");
         Optional<Figure> best = out.figures().stream()
                 .filter(f -> f.impl().startsWith("jkompute")).min(Comparator.comparingDouble(Figure::value));
         best.ifPresent(b -> out.note("fastest jkompute configuration here: " + b.impl().replace("jkompute ", "")
@@ -71,6 +75,10 @@ public final class LatencySuite implements Suite {
                 "µs per round trip; lower is better");
         out.ratio("p50 jkompute HYBRID (default) / raw CUDA launch+sync", out.find(METRIC, "jkompute HYBRID", 0),
                 out.find(METRIC, "raw CUDA launch+sync", 0), 1.2, false, "the default wait strategy");
+        out.ratio("p50 jkompute HYBRID (default) / CuPy RawKernel + synchronize", out.find(METRIC, "jkompute HYBRID", 0),
+                out.find(METRIC, "CuPy RawKernel + synchronize", 0), 1.0, false, "the same tiny kernel launched from Python");
+        out.ratio("p50 jkompute HYBRID (default) / PyTorch add_ + synchronize", out.find(METRIC, "jkompute HYBRID", 0),
+                out.find(METRIC, "PyTorch add_ + synchronize", 0), Double.NaN, false, "64-element in-place add");
         out.ratio("p50 jkompute HYBRID / raw Vulkan fence spin", out.find(METRIC, "jkompute HYBRID", 0),
                 out.find(METRIC, "raw Vulkan fence spin", 0), Double.NaN, false,
                 "the library's overhead over submit + vkGetFenceStatus polling, same queue");
@@ -167,6 +175,7 @@ public final class LatencySuite implements Suite {
                 out.figure(METRIC, "raw Vulkan fence block" + suffix, 0, "µs", micros(blocked));
                 ctx.step("latency raw Vulkan block" + suffix);
                 total += warm + iters;
+                total += completionWord(out, vk, tiny, iters, warm);
             }
             vk.record(c -> {
                 vk.copy(c, b, staging, bytes);
@@ -181,21 +190,67 @@ public final class LatencySuite implements Suite {
     }
 
     /**
-     * The same round trip on a compute-only queue family, where the device has one besides the family jkompute picks
-     * by default: on NVIDIA the default is the graphics+compute family 0, and the project's H200 measurements found the
-     * compute-only family faster to spin on (perf-anchors §0.1).
+     * Probe below the fence: the command buffer ends with a barrier and a 4-byte {@code vkCmdFillBuffer} of 1 into
+     * host-visible coherent memory that the host cleared before submitting and then polls. Records how long until the
+     * word reads 1, and until the fence (which a real implementation must still see before reusing the command buffer)
+     * reads signalled, and how long the vkQueueSubmit call itself took. Returns the dispatches it ran.
+     */
+    private static long completionWord(Recorder out, RawVulkan vk, RawVulkan.Pipeline tiny, int iters, int warm) {
+        RawVulkan.Buffer word = vk.buffer(4, true);
+        MemorySegment w = word.mapped();
+        vk.record(c -> {
+            tiny.dispatch(c, null, 1);
+            try (org.lwjgl.system.MemoryStack s = org.lwjgl.system.MemoryStack.stackPush()) {
+                org.lwjgl.vulkan.VkMemoryBarrier.Buffer mb = org.lwjgl.vulkan.VkMemoryBarrier.calloc(1, s).sType$Default()
+                        .srcAccessMask(org.lwjgl.vulkan.VK10.VK_ACCESS_SHADER_WRITE_BIT)
+                        .dstAccessMask(org.lwjgl.vulkan.VK10.VK_ACCESS_TRANSFER_WRITE_BIT);
+                org.lwjgl.vulkan.VK10.vkCmdPipelineBarrier(c, org.lwjgl.vulkan.VK10.VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT,
+                        org.lwjgl.vulkan.VK10.VK_PIPELINE_STAGE_TRANSFER_BIT, 0, mb, null, null);
+            }
+            org.lwjgl.vulkan.VK10.vkCmdFillBuffer(c, word.handle, 0, 4, 1);
+            vk.hostBarrier(c);
+        });
+        double[] submitCall = new double[iters], toWord = new double[iters], toFence = new double[iters];
+        for (int i = 0; i < warm + iters; i++) {
+            w.set(JAVA_INT, 0, 0);
+            long t0 = System.nanoTime();
+            vk.submit();
+            long ts = System.nanoTime();
+            while ((int) WORD.getVolatile(w, 0L) == 0) {
+                Thread.onSpinWait();
+            }
+            long t1 = System.nanoTime();
+            vk.waitSpin();
+            long t2 = System.nanoTime();
+            if (i >= warm) {
+                submitCall[i - warm] = ts - t0;
+                toWord[i - warm] = t1 - t0;
+                toFence[i - warm] = t2 - t0;
+            }
+        }
+        out.figure(METRIC, "raw Vulkan vkQueueSubmit call alone (probe)", 0, "µs", micros(submitCall));
+        out.figure(METRIC, "raw Vulkan completion word (probe)", 0, "µs", micros(toWord));
+        out.figure(METRIC, "raw Vulkan completion word, then fence (probe)", 0, "µs", micros(toFence));
+        return warm + iters;
+    }
+
+    /**
+     * The same round trip on another compute-capable queue family, where the device has one besides the family jkompute
+     * picks by default (compute-only first): on NVIDIA that is the graphics+compute family 0, the old default, kept
+     * here so every run confirms the rule.
      */
     private static void otherFamily(Context ctx, Recorder out, Arena arena, int iters, int warm) {
         int used = ctx.vulkan().family();
         int family = ctx.manager().deviceProperties().queueFamilies().stream()
-                .filter(q -> q.compute() && !q.graphics() && q.index() != used).mapToInt(q -> q.index()).findFirst().orElse(-1);
+                .filter(q -> q.compute() && q.index() != used).mapToInt(q -> q.index()).findFirst().orElse(-1);
         if (family < 0) {
-            out.note("no compute-only queue family besides family " + used + ": the other-family rows were not run");
+            out.note("no compute queue family besides family " + used + ": the other-family rows were not run");
             ctx.step("");
             ctx.step("");
             return;
         }
-        String suffix = ", family " + family + " (compute-only)";
+        boolean graphics = ctx.manager().deviceProperties().queueFamilies().get(family).graphics();
+        String suffix = ", family " + family + (graphics ? " (graphics+compute)" : " (compute-only)");
         try (Manager other = new Manager(0, new int[] {family}, List.of())) {
             jkompute(ctx, out, other, suffix, List.of(WaitStrategy.HYBRID), arena, iters, warm);
         }

@@ -19,7 +19,7 @@ import org.lwjgl.vulkan.*;
 
 /**
  * The baseline: the least Vulkan that does the same work as jkompute, written straight against LWJGL. One instance,
- * device 0, one queue of its first compute family (the family jkompute picks), plain {@code vkAllocateMemory} per
+ * device 0, one queue of the family jkompute picks (compute-only first), plain {@code vkAllocateMemory} per
  * buffer, one reusable command buffer and fence, and a timestamp query pool. No library code in between.
  */
 public final class RawVulkan implements AutoCloseable {
@@ -147,6 +147,30 @@ public final class RawVulkan implements AutoCloseable {
             }
         }
 
+        /**
+         * Probe variants of {@link #dispatch}: {@code barrier} as a compute-to-compute memory barrier only (no transfer
+         * stage), or none; binds only when {@code bind} (a chain that binds once and dispatches many times).
+         */
+        public void dispatchProbe(VkCommandBuffer c, ByteBuffer push, int groups, boolean barrier, boolean bind) {
+            try (MemoryStack s = stackPush()) {
+                if (barrier) {
+                    VkMemoryBarrier.Buffer mb = VkMemoryBarrier.calloc(1, s).sType$Default()
+                            .srcAccessMask(VK_ACCESS_SHADER_WRITE_BIT)
+                            .dstAccessMask(VK_ACCESS_SHADER_READ_BIT | VK_ACCESS_SHADER_WRITE_BIT);
+                    vkCmdPipelineBarrier(c, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, VK_PIPELINE_STAGE_COMPUTE_SHADER_BIT, 0, mb,
+                            null, null);
+                }
+                if (bind) {
+                    vkCmdBindPipeline(c, VK_PIPELINE_BIND_POINT_COMPUTE, pipeline);
+                    vkCmdBindDescriptorSets(c, VK_PIPELINE_BIND_POINT_COMPUTE, layout, 0, s.longs(set), null);
+                    if (pushBytes > 0) {
+                        vkCmdPushConstants(c, layout, VK_SHADER_STAGE_COMPUTE_BIT, 0, push);
+                    }
+                }
+                vkCmdDispatch(c, groups, 1, 1);
+            }
+        }
+
         @Override
         public void close() {
             if (closed) return;
@@ -163,7 +187,7 @@ public final class RawVulkan implements AutoCloseable {
     }
 
     /**
-     * @param family        queue family to use, or -1 for the first with compute (the one jkompute picks)
+     * @param family        queue family to use, or -1 for the one jkompute picks (compute-only first)
      * @param deviceAddress enable the Vulkan 1.2 {@code bufferDeviceAddress} feature (as jkompute does where it
      *                      exists), so buffers can be made with device-address memory; throws if unsupported
      */
@@ -193,6 +217,11 @@ public final class RawVulkan implements AutoCloseable {
             VkQueueFamilyProperties.Buffer qf = VkQueueFamilyProperties.calloc(n.get(0), s);
             vkGetPhysicalDeviceQueueFamilyProperties(physical, n, qf);
             int f = family;
+            // the rule jkompute's default follows: a compute-only family first, else the first with compute
+            for (int i = 0; i < qf.capacity() && f < 0; i++) {
+                int flags = qf.get(i).queueFlags();
+                if ((flags & VK_QUEUE_COMPUTE_BIT) != 0 && (flags & VK_QUEUE_GRAPHICS_BIT) == 0) f = i;
+            }
             for (int i = 0; i < qf.capacity() && f < 0; i++) {
                 if ((qf.get(i).queueFlags() & VK_QUEUE_COMPUTE_BIT) != 0) f = i;
             }

@@ -37,7 +37,7 @@ public final class ThroughputSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return 4;
+        return 5;
     }
 
     @Override
@@ -88,6 +88,10 @@ public final class ThroughputSuite implements Suite {
         ctx.step("throughput raw Vulkan");
         out.ratio("per dispatch jkompute / raw Vulkan, same shape", out.find(PER_DISPATCH, JK, 0), out.find(PER_DISPATCH, VK, 0),
                 Double.NaN, false, "µs per dispatch, wall; lower is better");
+        Peers.run(ctx, out, "throughput", 600);
+        ctx.step("throughput peers");
+        out.ratio("per dispatch jkompute / CuPy CUDA graph of 100", out.find(PER_DISPATCH, JK, 0),
+                out.find(PER_DISPATCH + " (graph of 100)", "CuPy CUDA graph", 0), Double.NaN, false, "the same 100 dependent uint adds per graph");
         out.ratio("GPU time per dispatch jkompute / raw Vulkan", out.find(GPU_TIME, JK, 0), out.find(GPU_TIME, VK, 0),
                 Double.NaN, false, "the floor: the GPU's own time per barrier + dispatch");
     }
@@ -124,19 +128,11 @@ public final class ThroughputSuite implements Suite {
      */
     private static void rawVulkan(Context ctx, Recorder out, int sequences, int dispatches, int evaluations, int n) {
         RawVulkan vk = ctx.vulkan();
-        long bytes = n * 4L;
-        try (Arena arena = Arena.ofConfined()) {
-            MemorySegment ones = arena.allocate(bytes);
-            for (int i = 0; i < n; i++) ones.setAtIndex(JAVA_INT, i, 1);
-            MemorySegment zeros = arena.allocate(bytes);
-            RawVulkan.Buffer a = vk.buffer(bytes, false), b = vk.buffer(bytes, false), o = vk.buffer(bytes, false);
-            RawVulkan.Buffer staging = vk.buffer(bytes, true);
-            BandwidthSuite.upload(vk, staging, ones, a, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, b, bytes);
-            BandwidthSuite.upload(vk, staging, zeros, o, bytes);
-            RawVulkan.Pipeline add = vk.pipeline(Shader.compile(DispatchLoop.SHADER), 4, a, b, o);
-            java.nio.ByteBuffer push = java.nio.ByteBuffer.allocateDirect(4).order(java.nio.ByteOrder.nativeOrder()).putInt(0, n);
-            int groups = Workgroup.covering(n, 256).x();
+        try {
+            RawAdd raw = new RawAdd(vk, n);
+            RawVulkan.Pipeline add = raw.pipeline;
+            java.nio.ByteBuffer push = raw.push;
+            int groups = raw.groups;
             List<RawVulkan.Recording> recs = new java.util.ArrayList<>();
             for (int s = 0; s < sequences; s++) {
                 RawVulkan.Recording rec = vk.recording();
@@ -156,14 +152,10 @@ public final class ThroughputSuite implements Suite {
             int reps = sequences * dispatches;
             double[] gpu = Timing.vulkan(vk, c -> add.dispatch(c, push, groups), reps, ctx.quick() ? 2 : 5);
             long expected = (long) sequences * dispatches * (evaluations + 1) + (long) reps * (1 + (ctx.quick() ? 2 : 5));
-            vk.record(c -> {
-                vk.copy(c, o, staging, bytes);
-                vk.hostBarrier(c);
-            });
-            vk.submitAndWait();
+            MemorySegment output = raw.readOutput();
             String failure = null;
             for (int i = 0; i < n && failure == null; i++) {
-                long got = Integer.toUnsignedLong(staging.mapped().getAtIndex(JAVA_INT, i));
+                long got = Integer.toUnsignedLong(output.getAtIndex(JAVA_INT, i));
                 if (got != expected) failure = "element " + i + " is " + got + ", expected " + expected;
             }
             if (out.check("raw Vulkan, same shape, every output = " + expected, failure)) {
