@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Runs on the GPU host from the repository root, with .bundle (../shared/gpu-host/bundle.sh) and .gputest
 # (docs/gpu-host/pack-tests.sh) carried; everything it keeps goes under $OUT.
-#   run.sh suite    devices, every example, then the WHOLE JUnit suite of every module in ONE JVM
+#   run.sh suite    devices, every example, then the WHOLE JUnit suite of every module in ONE JVM (but jkompute-python,
+#                   whose GraalPy jars stay out of the bundle by design)
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
 #   run.sh pipeline the GPU pipeline app and the CUDA virtual-thread burst in fresh JVMs
 set -uo pipefail
@@ -18,7 +19,7 @@ suite)
     done
   } > "$OUT/examples.txt" 2>&1
   echo "examples done"
-  scan=$(ls "$T"/tests/*.jar | tr '\n' ':'); scan=${scan%:}
+  scan=$(ls "$T"/tests/*.jar | grep -v jkompute-python | tr '\n' ':'); scan=${scan%:}
   timeout -s KILL "${SUITE_TIMEOUT:-400}" $J -cp "$CP:$T/junit.jar:$scan" org.junit.platform.console.ConsoleLauncher execute \
       --scan-class-path "$scan" --details=tree --disable-banner --disable-ansi-colors > "$OUT/tests.txt" 2>&1
   echo "junit exit: $?" | tee -a "$OUT/tests.txt"
