@@ -8,7 +8,6 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.std.BlockMemoryPool;
 import io.jkompute.graph.std.Synchronization;
-import io.jkompute.graph.std.Vault;
 import io.jkompute.graph.testing.Recorder;
 import io.jkompute.graph.testing.TensorSink;
 import java.nio.file.Files;
@@ -20,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier. */
+/** GXF's standard codelets: Broadcast, Gather, Forward, Synchronization, TensorCopier. */
 class StandardCodeletsTest {
     @TempDir
     Path dir;
@@ -190,55 +189,6 @@ class StandardCodeletsTest {
             g.run();
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L), acqtimes(g, "rx"));
             assertEquals(10, g.entity("fwd").tickCount());
-        }
-    }
-
-    static String vault(boolean drop) {
-        return seqTx("tx", 10, "") + """
-                ---
-                name: vault
-                components:
-                - { name: in, type: DoubleBufferReceiver }
-                - { type: MessageAvailableSchedulingTerm, parameters: { receiver: in } }
-                - { name: v, type: Vault, parameters: { source: in, max_waiting_count: 4, drop_waiting: %s } }
-                """.formatted(drop) + connect("tx/out", "vault/in") + GREEDY;
-    }
-
-    static List<Long> take(Vault v, int n) throws InterruptedException {
-        List<Long> out = new ArrayList<>();
-        for (Message m : v.storeBlocking(n, 1, TimeUnit.SECONDS)) {
-            out.add(m.timestamp().acqtime());
-            m.release();
-        }
-        return out;
-    }
-
-    @Test
-    void vaultKeepsTheFirstMessagesAndHoldsBackTheRest() throws Exception {
-        try (Graph g = load(vault(false))) {
-            RunResult r = g.run();
-            Vault v = g.component("vault/v", Vault.class);
-            assertEquals(4, v.waitingCount());
-            assertEquals(List.of(1L, 2L), v.store(2).stream().map(m -> {
-                long t = m.timestamp().acqtime();
-                m.release();
-                return t;
-            }).toList());
-            assertEquals(List.of(3L, 4L), take(v, 5));
-            assertEquals(0, v.droppedCount());
-            // the vault stopped pulling: message 5 waits in its queue and tx is held back at 5 ticks
-            assertEquals(5, g.entity("tx").tickCount());
-            assertEquals(StopReason.DEADLOCK, r.reason());
-        }
-    }
-
-    @Test
-    void vaultWithDropWaitingKeepsTheNewest() throws Exception {
-        try (Graph g = load(vault(true))) {
-            g.run();
-            Vault v = g.component("vault/v", Vault.class);
-            assertEquals(List.of(7L, 8L, 9L, 10L), take(v, 4));
-            assertEquals(6, v.droppedCount());
         }
     }
 
