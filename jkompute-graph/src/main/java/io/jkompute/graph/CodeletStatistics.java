@@ -2,7 +2,7 @@ package io.jkompute.graph;
 
 /** Tick statistics of one codelet for one run. */
 public record CodeletStatistics(String entity, String codelet, String type, long ticks, long totalTickNs,
-                                long maxTickNs) {
+                                long maxTickNs, RecentTicks recentTicks) {
     /** Mean tick time in nanoseconds (0 when it never ticked). */
     public double meanTickNs() {
         return ticks == 0 ? 0 : (double) totalTickNs / ticks;
@@ -13,8 +13,10 @@ public record CodeletStatistics(String entity, String codelet, String type, long
         long ticks;
         long totalNs;
         long maxNs;
+        final RecentTicks.Ring recent = new RecentTicks.Ring();
 
         void add(long ns) {
+            recent.add(ns);
             ticks++;
             totalNs += ns;
             if (ns > maxNs) {
@@ -26,6 +28,7 @@ public record CodeletStatistics(String entity, String codelet, String type, long
             ticks = 0;
             totalNs = 0;
             maxNs = 0;
+            recent.reset();
         }
     }
 }

@@ -17,6 +17,8 @@ public final class Entity {
     final List<Receiver> receivers = new ArrayList<>();
     final List<Transmitter> transmitters = new ArrayList<>();
     final List<SchedulingTerm> allTerms = new ArrayList<>();
+    /** Confines the entity's executions to CPUs when it holds a CPUThread with pin_cores. */
+    io.jkompute.graph.std.CPUThread cpuThread;
     /** Terms AND-combined by the executor (those not owned by an OR combiner); fixed at activation. */
     SchedulingTerm[] terms = new SchedulingTerm[0];
 
@@ -123,6 +125,9 @@ public final class Entity {
         if (c instanceof Receiver r) {
             receivers.add(r);
         }
+        if (c instanceof io.jkompute.graph.std.CPUThread t) {
+            cpuThread = t;
+        }
         if (c instanceof Transmitter t) {
             transmitters.add(t);
         }
@@ -142,9 +147,11 @@ public final class Entity {
         }
         List<CodeletStatistics> cs = new ArrayList<>();
         for (Codelet c : codelets) {
-            cs.add(new CodeletStatistics(name, c.name(), c.typeName(), c.stats.ticks, c.stats.totalNs, c.stats.maxNs));
+            cs.add(new CodeletStatistics(name, c.name(), c.typeName(), c.stats.ticks, c.stats.totalNs, c.stats.maxNs,
+                    c.stats.recent.snapshot()));
         }
-        return new EntityStatistics(name, stats.ticks, stats.totalNs, stats.maxNs, in, out, List.copyOf(cs));
+        return new EntityStatistics(name, stats.ticks, stats.totalNs, stats.maxNs, in, out, List.copyOf(cs),
+                stats.recent.snapshot());
     }
 
     @Override

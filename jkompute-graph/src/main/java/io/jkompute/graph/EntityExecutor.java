@@ -1,6 +1,7 @@
 package io.jkompute.graph;
 
 import io.jkompute.graph.internal.StagingQueue;
+import java.util.BitSet;
 
 /** GXF's entity executor: start, check, tick (inbox → codelets → terms → outbox), stop. */
 final class EntityExecutor {
@@ -8,6 +9,46 @@ final class EntityExecutor {
     }
 
     static void start(Entity e, long now) {
+        BitSet previous = pin(e);
+        try {
+            startCodelets(e, now);
+        } finally {
+            unpin(e, previous);
+        }
+    }
+
+    static void tick(Entity e, long now, ExecutionContext ctx) {
+        BitSet previous = pin(e);
+        try {
+            tickCodelets(e, now, ctx);
+        } finally {
+            unpin(e, previous);
+        }
+    }
+
+    static void stop(Entity e) {
+        if (!e.started || e.stopped) {
+            return;
+        }
+        BitSet previous = pin(e);
+        try {
+            stopCodelets(e);
+        } finally {
+            unpin(e, previous);
+        }
+    }
+
+    private static BitSet pin(Entity e) {
+        return e.cpuThread == null ? null : e.cpuThread.enter();
+    }
+
+    private static void unpin(Entity e, BitSet previous) {
+        if (previous != null) {
+            e.cpuThread.exit(previous);
+        }
+    }
+
+    private static void startCodelets(Entity e, long now) {
         e.started = true;
         for (Codelet c : e.codelets) {
             c.beforeStart(now);
@@ -39,7 +80,7 @@ final class EntityExecutor {
         return c;
     }
 
-    static void tick(Entity e, long now, ExecutionContext ctx) {
+    private static void tickCodelets(Entity e, long now, ExecutionContext ctx) {
         long t0 = System.nanoTime();
         for (Receiver r : e.receivers) {
             try {
@@ -127,10 +168,7 @@ final class EntityExecutor {
         }
     }
 
-    static void stop(Entity e) {
-        if (!e.started || e.stopped) {
-            return;
-        }
+    private static void stopCodelets(Entity e) {
         e.stopped = true;
         GraphExecutionException first = null;
         for (Codelet c : e.codelets) {

@@ -455,7 +455,22 @@ public final class Graph implements AutoCloseable {
                 LOG.debug("graph stopped on deadlock:\n{}", report.detail());
             }
         }
+        notifyRunListeners(result);
         state = State.DONE;
+    }
+
+    private void notifyRunListeners(RunResult r) {
+        for (Entity e : entities.values()) {
+            for (Component c : e.components()) {
+                if (c instanceof RunListener l) {
+                    try {
+                        l.runFinished(r);
+                    } catch (Exception | LinkageError ex) {
+                        LOG.error("{} failed at the end of the run: {}", c, ex.toString());
+                    }
+                }
+            }
+        }
     }
 
     /** Asks the run to stop; {@link #await()} then returns with {@link StopReason#INTERRUPTED}. */

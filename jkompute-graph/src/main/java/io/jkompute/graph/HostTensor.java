@@ -49,8 +49,16 @@ public final class HostTensor implements GraphTensor {
 
     /** Allocates a dense tensor from {@code allocator} (its block returns when the tensor is closed). */
     public static HostTensor allocate(Allocator allocator, DataType type, long... shape) {
+        return allocate(allocator, StorageType.HOST, type, shape);
+    }
+
+    /** Allocates a dense tensor in {@code storage} (HOST or SYSTEM) from {@code allocator}. */
+    public static HostTensor allocate(Allocator allocator, StorageType storage, DataType type, long... shape) {
+        if (storage == StorageType.DEVICE) {
+            throw new IllegalArgumentException("a HostTensor cannot live in device storage; use DeviceTensor");
+        }
         long bytes = Math.multiplyExact(GraphTensor.elementCount(shape), type.byteSize());
-        MemoryBlock block = allocator.allocate(bytes, StorageType.HOST);
+        MemoryBlock block = allocator.allocate(bytes, storage);
         if (block.storage() == StorageType.DEVICE) {
             block.close();
             throw new IllegalArgumentException(allocator + " hands out device memory; use DeviceTensor");

@@ -77,6 +77,64 @@ public record JobStatistics(long durationNs, List<EntityStatistics> entities) {
         return sb.toString();
     }
 
+    /**
+     * The statistics in the layout GXF's JobStatistics component writes to {@code json_file_path}: an
+     * {@code entities} array (count, execution time median / 90 % / max of the last {@code historyCount} ticks and
+     * the total, in ms, load in % of the run) and, with {@code codeletStatistics}, a {@code codelets} array of
+     * {@code {name: entity, entity: [codelet figures]}}. Numbers are cut to 5 decimals as GXF does. GXF's
+     * {@code variation_*} fields (lateness against a target time) are not measured here and are left out.
+     */
+    public String toGxfJson(int historyCount, boolean codeletStatistics) {
+        StringBuilder sb = new StringBuilder("{\n    \"entities\": [");
+        for (int i = 0; i < entities.size(); i++) {
+            EntityStatistics e = entities.get(i);
+            RecentTicks r = e.recentTicks();
+            double load = durationNs <= 0 ? 100.0 : Math.min(100.0, 100.0 * e.totalTickNs() / durationNs);
+            sb.append(i == 0 ? "\n" : ",\n").append("        {")
+                    .append("\"name\": ").append(quote(e.entity()))
+                    .append(", \"count\": ").append(e.ticks())
+                    .append(", \"execution_time_median_ms\": ").append(ms(r.quantile(0.5, historyCount)))
+                    .append(", \"execution_time_90_ms\": ").append(ms(r.quantile(0.9, historyCount)))
+                    .append(", \"execution_time_max_ms\": ").append(ms(e.maxTickNs()))
+                    .append(", \"load_percentage\": ").append(decimal5(load))
+                    .append(", \"execution_time_ms\": ").append(ms(e.totalTickNs())).append('}');
+        }
+        sb.append(entities.isEmpty() ? "]" : "\n    ]");
+        if (codeletStatistics) {
+            sb.append(",\n    \"codelets\": [");
+            for (int i = 0; i < entities.size(); i++) {
+                EntityStatistics e = entities.get(i);
+                sb.append(i == 0 ? "\n" : ",\n").append("        {\"name\": ").append(quote(e.entity()))
+                        .append(", \"entity\": [");
+                for (int j = 0; j < e.codelets().size(); j++) {
+                    CodeletStatistics c = e.codelets().get(j);
+                    double perMs = c.totalTickNs() == 0 ? 0 : c.ticks() / (c.totalTickNs() / 1e6);
+                    sb.append(j == 0 ? "" : ", ").append("{\"codelet_name\": ").append(quote(c.codelet()))
+                            .append(", \"count\": ").append(c.ticks())
+                            .append(", \"execution_time_mean_ms\": ").append(decimal5(c.meanTickNs() / 1e6))
+                            .append(", \"execution_time_90_ms\": ")
+                            .append(ms(c.recentTicks().quantile(0.9, historyCount)))
+                            .append(", \"execution_time_max_ms\": ").append(ms(c.maxTickNs()))
+                            .append(", \"tick_frequency_per_ms\": ").append(decimal5(perMs)).append('}');
+                }
+                sb.append("]}");
+            }
+            sb.append(entities.isEmpty() ? "]" : "\n    ]");
+        }
+        return sb.append("\n}\n").toString();
+    }
+
+    private static String ms(long ns) {
+        return decimal5(ns / 1e6);
+    }
+
+    /** GXF's rounding: +0.000005, then cut after the fifth decimal. */
+    private static String decimal5(double d) {
+        double cut = Math.floor((d + 0.000005) * 100000) / 100000.0;
+        return new java.math.BigDecimal(cut).setScale(5, java.math.RoundingMode.HALF_EVEN).stripTrailingZeros()
+                .toPlainString();
+    }
+
     /** Writes {@link #toJson()} to a file. */
     public void writeJson(Path file) throws IOException {
         Path parent = file.toAbsolutePath().getParent();

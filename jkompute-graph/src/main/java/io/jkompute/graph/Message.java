@@ -5,6 +5,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -133,6 +134,17 @@ public final class Message {
             }
         }
         return out;
+    }
+
+    /** Visits every component with its name, in the order added (names may repeat). */
+    public void forEach(BiConsumer<String, Object> action) {
+        List<Entry> copy;
+        synchronized (state.entries) {
+            copy = List.copyOf(state.entries);
+        }
+        for (Entry e : copy) {
+            action.accept(e.name, e.value);
+        }
     }
 
     /** Names of all components, in order. */

@@ -31,6 +31,15 @@ public final class StandardExtension implements GraphExtension {
         r.register("GreedyScheduler", GreedyScheduler::new);
         r.register("MultiThreadScheduler", MultiThreadScheduler::new);
         r.register("EventBasedScheduler", EventBasedScheduler::new);
+        r.register("EpochScheduler", EpochScheduler::new);
+        r.register("JobStatistics", JobStatisticsComponent::new);
+        r.register("Broadcast", Broadcast::new);
+        r.register("Gather", Gather::new);
+        r.register("Forward", Forward::new);
+        r.register("Synchronization", Synchronization::new);
+        r.register("TensorCopier", TensorCopier::new);
+        r.register("CPUThread", CPUThread::new);
+        r.register("ThreadPool", ThreadPool::new);
         r.register("RealtimeClock", RealtimeClock::new);
         r.register("ManualClock", ManualClock::new);
         r.register("UnboundedAllocator", UnboundedAllocator::new);
