@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.std.BlockMemoryPool;
 import io.jkompute.graph.std.Synchronization;
+import io.jkompute.graph.std.Vault;
 import io.jkompute.graph.testing.Recorder;
 import io.jkompute.graph.testing.TensorSink;
 import java.nio.file.Files;
@@ -19,7 +20,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's standard codelets: Broadcast, Gather, Forward, Synchronization, TensorCopier. */
+/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier. */
 class StandardCodeletsTest {
     @TempDir
     Path dir;
@@ -189,6 +190,58 @@ class StandardCodeletsTest {
             g.run();
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L), acqtimes(g, "rx"));
             assertEquals(10, g.entity("fwd").tickCount());
+        }
+    }
+
+    static String vault(boolean drop) {
+        return seqTx("tx", 10, "") + """
+                ---
+                name: vault
+                components:
+                - { name: in, type: DoubleBufferReceiver }
+                - { type: MessageAvailableSchedulingTerm, parameters: { receiver: in } }
+                - { name: v, type: Vault, parameters: { source: in, max_waiting_count: 4, drop_waiting: %s } }
+                """.formatted(drop) + connect("tx/out", "vault/in") + GREEDY;
+    }
+
+    static List<Long> take(Vault v, int n) throws InterruptedException {
+        List<Long> out = new ArrayList<>();
+        for (Message m : v.storeBlocking(n, 1, TimeUnit.SECONDS)) {
+            out.add(m.timestamp().acqtime());
+            m.release();
+        }
+        return out;
+    }
+
+    @Test
+    void vaultHoldsBackWhenFullUntilOutsideCodeTakes() throws Exception {
+        // GXF's semantics: a full vault without drop_waiting stops taking from its source, so tx is held back by
+        // its downstream term, until code outside the graph takes what waits
+        try (Graph g = load(vault(false))) {
+            g.runAsync();
+            Vault v = g.component("vault/v", Vault.class);
+            List<Long> got = new ArrayList<>(take(v, 4));
+            assertEquals(List.of(1L, 2L, 3L, 4L), got);
+            while (got.size() < 10) {
+                List<Long> batch = take(v, 1);
+                assertEquals(1, batch.size(), "the vault went quiet after " + got);
+                got.addAll(batch);
+                assertTrue(v.waitingCount() <= 4, "more than max_waiting_count waiting: " + v.waitingCount());
+            }
+            assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L), got);
+            assertEquals(StopReason.DEADLOCK, g.await(10, TimeUnit.SECONDS).reason());
+            assertEquals(0, v.droppedCount());
+            assertEquals(10, g.entity("tx").tickCount());
+        }
+    }
+
+    @Test
+    void vaultWithDropWaitingKeepsTheNewest() throws Exception {
+        try (Graph g = load(vault(true))) {
+            g.run();
+            Vault v = g.component("vault/v", Vault.class);
+            assertEquals(List.of(7L, 8L, 9L, 10L), take(v, 4));
+            assertEquals(6, v.droppedCount());
         }
     }
 

@@ -36,6 +36,7 @@ public final class StandardExtension implements GraphExtension {
         r.register("Broadcast", Broadcast::new);
         r.register("Gather", Gather::new);
         r.register("Forward", Forward::new);
+        r.register("Vault", Vault::new);
         r.register("Synchronization", Synchronization::new);
         r.register("TensorCopier", TensorCopier::new);
         r.register("CPUThread", CPUThread::new);
