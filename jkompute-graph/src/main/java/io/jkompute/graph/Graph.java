@@ -417,6 +417,7 @@ public final class Graph implements AutoCloseable {
         context = ctx;
         state = State.RUNNING;
         runStart = System.nanoTime();
+        scheduler.runStarting(ctx);
         runner = new Thread(() -> runLoop(ctx), "jkompute-graph");
         runner.start();
     }

@@ -11,6 +11,13 @@ public abstract class Scheduler extends Component {
     /** Runs the graph until it is done, deadlocked, out of time or interrupted; returns why it stopped. */
     protected abstract StopReport schedule(ExecutionContext context) throws InterruptedException;
 
+    /**
+     * Called on the caller's thread by {@link Graph#runAsync()} before {@link #schedule} starts on the graph's thread:
+     * a scheduler driven by the caller (the EpochScheduler) is ready to be driven as soon as runAsync returns.
+     */
+    protected void runStarting(ExecutionContext context) {
+    }
+
     /** Why scheduling ended, with a detail for the user. */
     public record StopReport(StopReason reason, String detail) {
     }

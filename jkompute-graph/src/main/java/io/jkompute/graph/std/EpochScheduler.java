@@ -37,7 +37,7 @@ public final class EpochScheduler extends io.jkompute.graph.Scheduler {
     }
 
     @Override
-    protected StopReport schedule(ExecutionContext ctx) throws InterruptedException {
+    protected void runStarting(ExecutionContext ctx) {
         epoch.lock();
         try {
             active.addAll(ctx.entities());
@@ -45,6 +45,10 @@ public final class EpochScheduler extends io.jkompute.graph.Scheduler {
         } finally {
             epoch.unlock();
         }
+    }
+
+    @Override
+    protected StopReport schedule(ExecutionContext ctx) throws InterruptedException {
         try {
             while (!ctx.stopRequested() && !allDone()) {
                 ctx.awaitEvent(ctx.eventSequence(), TimeUnit.MILLISECONDS.toNanos(10));
