@@ -38,6 +38,33 @@ class AppsTest {
     }
 
     @Test
+    void pingBroadcastWithJobStatistics(@TempDir Path dir) throws Exception {
+        Path json = dir.resolve("stats.json");
+        try (Graph g = Graph.loader().file(Graphs.APPS.resolve("ping-broadcast.yaml"))
+                .param("scheduler/stats/json_file_path=" + json).load()) {
+            g.run();
+            assertEquals(100, g.entity("broadcast").tickCount());
+            for (String rx : List.of("rx1", "rx2", "rx3")) {
+                assertEquals(100, Graphs.codelet(g, rx + "/pong", PingRx.class).received(), rx);
+            }
+        }
+        // GXF's JobStatistics layout, written when the run ends
+        String text = Files.readString(json);
+        assertTrue(text.contains("{\"name\": \"tx\", \"count\": 100,"), text);
+        assertTrue(text.contains("{\"name\": \"broadcast\", \"count\": 100,"), text);
+    }
+
+    @Test
+    void gatherFansTwoSourcesIn() {
+        try (Graph g = Graph.load(Graphs.APPS.resolve("gather.yaml"))) {
+            g.run();
+            assertEquals(50, g.entity("forward_a").tickCount());
+            assertEquals(50, g.entity("forward_b").tickCount());
+            assertEquals(100, Graphs.codelet(g, "rx/pong", PingRx.class).received());
+        }
+    }
+
+    @Test
     void periodicPingOnAManualClock(@TempDir Path dir) throws Exception {
         try (Graph g = Graph.load(Graphs.APPS.resolve("periodic-ping.yaml"))) {
             long t0 = System.nanoTime();
