@@ -19,6 +19,8 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.Mark;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
@@ -37,6 +39,7 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  */
 public final class YamlGraphReader {
     private static final Logger LOG = LoggerFactory.getLogger(YamlGraphReader.class);
+    private static final int MAX_NESTING = 64;
     /** GXF document kinds that describe tooling, not the graph; read and ignored. */
     private static final Set<String> IGNORED_DOCUMENTS = Set.of("dependencies", "interfaces", "prerequisites",
             "EntityGroups", "start_order");
@@ -61,9 +64,11 @@ public final class YamlGraphReader {
 
     /** Reads YAML text; {@code label} is the file name used in messages and for relative paths. */
     public void read(String label, String text) {
-        Compose compose = new Compose(LoadSettings.builder().setLabel(label).build());
+        LoadSettings settings = LoadSettings.builder().setLabel(label).build();
+        Compose compose = new Compose(settings);
         List<Node> documents = new ArrayList<>();
         try {
+            checkNesting(label, new Parse(settings).parseString(text));
             for (Node n : compose.composeAllFromString(text)) {
                 documents.add(n);
             }
@@ -100,7 +105,9 @@ public final class YamlGraphReader {
             value = "";
         } else {
             try {
-                Optional<Node> n = new Compose(LoadSettings.builder().setLabel("--param").build()).composeString(valueText);
+                LoadSettings settings = LoadSettings.builder().setLabel("--param").build();
+                checkNesting(where.file(), new Parse(settings).parseString(valueText));
+                Optional<Node> n = new Compose(settings).composeString(valueText);
                 value = n.isPresent() ? toJava(where.file(), n.get()) : null;
             } catch (YamlEngineException ex) {
                 throw new GraphLoadException(where, "bad value: " + firstLine(ex.getMessage()), ex);
@@ -253,6 +260,26 @@ public final class YamlGraphReader {
             return s.getValue();
         }
         throw new GraphLoadException(at(label, node), "expected " + expected);
+    }
+
+    /**
+     * SnakeYAML composes nested collections recursively, so a deep enough nesting overflows the stack: the event
+     * stream is read first (iteratively) and a nesting deeper than any app needs is refused with its line.
+     */
+    private static void checkNesting(String label, Iterable<Event> events) {
+        int depth = 0;
+        for (Event e : events) {
+            switch (e.getEventId()) {
+                case SequenceStart, MappingStart -> {
+                    if (++depth > MAX_NESTING) {
+                        throw new GraphLoadException(at(label, e.getStartMark()),
+                                "bad YAML: collections nested deeper than " + MAX_NESTING + " levels");
+                    }
+                }
+                case SequenceEnd, MappingEnd -> depth--;
+                default -> { }
+            }
+        }
     }
 
     private static SourceLocation at(String label, Node node) {
