@@ -21,9 +21,12 @@ class PipelineCacheTest {
             }
             Path f = dir.resolve("pipelines-" + uuid + ".bin");
             assertTrue(Files.size(f) > 0, "cache written to " + f);
+            java.nio.file.attribute.FileTime old = java.nio.file.attribute.FileTime.fromMillis(0);
+            Files.setLastModifiedTime(f, old);
             try (Manager m = new Manager()) {       // a second run starts from it
                 assertEquals(uuid, m.deviceProperties().deviceUuidHex());
             }
+            assertEquals(old, Files.getLastModifiedTime(f), "a Manager that made no new pipeline leaves the file alone");
             // real caches grow past LWJGL's 64 KiB thread stack (seen on NVIDIA): loading one must not fail
             byte[] header = Files.readAllBytes(f);
             byte[] big = java.util.Arrays.copyOf(header, header.length + (200 << 10));

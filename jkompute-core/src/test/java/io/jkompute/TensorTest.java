@@ -151,4 +151,23 @@ class TensorTest extends GpuTestBase {
         assertEquals(Math.max(1, before), mgr.device().staging().blockCount());
         many.forEach(Tensor::close);
     }
+
+    @Test
+    void stagingBlocksStartSmallGrowFourfoldAndOneEmptyBlockIsKept() {
+        try (Manager fresh = new Manager()) {
+            long mib = 1L << 20;
+            var staging = fresh.device().staging();
+            Tensor small = fresh.tensor(new float[256]);
+            assertArrayEquals(new long[] {mib}, staging.blockSizes());
+            Tensor big = fresh.tensor(new float[(int) (2 * mib / 4)]); // 2 MiB does not fit the 1 MiB block
+            assertArrayEquals(new long[] {mib, 4 * mib}, staging.blockSizes());
+            big.close();
+            assertArrayEquals(new long[] {mib, 4 * mib}, staging.blockSizes(), "the empty 4 MiB block is kept");
+            small.close();
+            assertArrayEquals(new long[] {4 * mib}, staging.blockSizes(), "only the largest empty block is kept");
+            Tensor again = fresh.tensor(new float[(int) (3 * mib / 4)]);
+            assertArrayEquals(new long[] {4 * mib}, staging.blockSizes(), "reused, not a new block");
+            again.close();
+        }
+    }
 }

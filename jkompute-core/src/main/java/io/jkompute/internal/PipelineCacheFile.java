@@ -10,6 +10,10 @@ import java.nio.ByteBuffer;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.attribute.FileTime;
+import java.util.Arrays;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import org.lwjgl.PointerBuffer;
 import org.lwjgl.system.MemoryStack;
 import org.lwjgl.system.MemoryUtil;
@@ -20,9 +24,22 @@ import org.lwjgl.vulkan.VkDevice;
  * cache cost 8-16 ms on the NVIDIA H200 measured for this project. Directory: {@code JKOMPUTE_CACHE_DIR} (or
  * {@code -Djkompute.cache.dir}), else {@code $XDG_CACHE_HOME/jkompute}, else {@code ~/.cache/jkompute}; {@code none}
  * turns it off. A cache that cannot be read or written is only logged: it is an optimisation.
+ *
+ * <p>The bytes last read or written are kept per file with the file's size and time stamp, so a program that makes a
+ * Manager per job reads the file again only when another process changed it, and writes it only when the driver's
+ * data has changed.
  */
 final class PipelineCacheFile {
     private static final Logging.Log LOG = Logging.logger(PipelineCacheFile.class);
+
+    private static final Map<Path, Known> KNOWN = new ConcurrentHashMap<>();
+
+    /** What this process last read from or wrote to a cache file, and the file's state at that moment. */
+    private record Known(byte[] data, long size, FileTime modified) {
+        boolean matches(Path f) throws IOException {
+            return Files.size(f) == size && Files.getLastModifiedTime(f).equals(modified);
+        }
+    }
 
     private PipelineCacheFile() {}
 
@@ -39,17 +56,32 @@ final class PipelineCacheFile {
 
     static byte[] load(DeviceProperties p) {
         Path f = file(p);
-        if (f == null || !Files.isRegularFile(f)) {
+        if (f == null) {
+            return null;
+        }
+        if (!Files.isRegularFile(f)) {
             return null;
         }
         try {
+            Known known = KNOWN.get(f);
+            if (known != null && known.matches(f)) {
+                return known.data;
+            }
             byte[] b = Files.readAllBytes(f);
             LOG.debug("pipeline cache: {} bytes from {}", b.length, f);
-            return b.length > 0 ? b : null;
+            if (b.length == 0) {
+                return null;
+            }
+            remember(f, b);
+            return b;
         } catch (IOException e) {
             LOG.debug("pipeline cache not read from {}: {}", f, e.toString());
             return null;
         }
+    }
+
+    private static void remember(Path f, byte[] b) throws IOException {
+        KNOWN.put(f, new Known(b, Files.size(f), Files.getLastModifiedTime(f)));
     }
 
     static void save(DeviceProperties p, VkDevice device, long cache) {
@@ -69,10 +101,15 @@ final class PipelineCacheFile {
                 }
                 byte[] b = new byte[(int) size.get(0)];
                 data.get(0, b);
+                Known known = KNOWN.get(f);
+                if (known != null && Arrays.equals(b, known.data) && Files.isRegularFile(f) && known.matches(f)) {
+                    return;
+                }
                 Files.createDirectories(f.getParent());
                 Path tmp = Files.createTempFile(f.getParent(), "pipelines", ".tmp");
                 Files.write(tmp, b);
                 Files.move(tmp, f, StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
+                remember(f, b);
                 LOG.debug("pipeline cache: {} bytes to {}", b.length, f);
             } finally {
                 MemoryUtil.memFree(data);

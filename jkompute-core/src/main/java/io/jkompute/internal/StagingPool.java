@@ -18,13 +18,18 @@ import org.lwjgl.util.vma.VmaVirtualBlockCreateInfo;
 import org.lwjgl.vulkan.VkBufferCreateInfo;
 
 /**
- * Host-visible staging memory for DEVICE tensors and images, sub-allocated from a few large mapped buffers.
+ * Host-visible staging memory for DEVICE tensors and images, sub-allocated from a few mapped buffers.
  * Kompute gives every tensor its own staging buffer and memory allocation (its issue #420); here a tensor takes a
  * slice of a shared block, so creating or syncing many tensors allocates nothing from the driver.
+ *
+ * <p>Blocks start small and grow geometrically (1 MiB, 4 MiB, ... 64 MiB, or the request rounded up), because a
+ * Manager made for a few small tensors should not pin 64 MiB of host memory: mapping it is what a short-lived Manager
+ * would spend most of its life on. One empty block, the largest, is kept for reuse.
  */
 public final class StagingPool implements AutoCloseable {
     private static final Logging.Log LOG = Logging.logger(StagingPool.class);
-    static final long BLOCK_SIZE = 64L << 20;
+    static final long MIN_BLOCK_SIZE = 1L << 20;
+    static final long MAX_BLOCK_SIZE = 64L << 20;
     private static final long ALIGNMENT = 64;
 
     private final VulkanDevice device;
@@ -74,7 +79,7 @@ public final class StagingPool implements AutoCloseable {
                     return take(b, pAlloc.get(0), pOffset.get(0), size);
                 }
             }
-            Block b = newBlock(Math.max(BLOCK_SIZE, roundUp(size, BLOCK_SIZE)));
+            Block b = newBlock(nextBlockSize(size));
             check(vmaVirtualAllocate(b.virtualBlock, vi, pAlloc, pOffset), "vmaVirtualAllocate");
             return take(b, pAlloc.get(0), pOffset.get(0), size);
         }
@@ -87,15 +92,42 @@ public final class StagingPool implements AutoCloseable {
         return s;
     }
 
+    /** Four times the largest block so far, within [1 MiB, 64 MiB], and at least the request rounded up to 1 MiB. */
+    private long nextBlockSize(long request) {
+        long largest = 0;
+        for (Block b : blocks) {
+            largest = Math.max(largest, b.size);
+        }
+        long grown = Math.min(MAX_BLOCK_SIZE, Math.max(MIN_BLOCK_SIZE, largest * 4));
+        return Math.max(grown, roundUp(request, MIN_BLOCK_SIZE));
+    }
+
     public synchronized void free(Slice s) {
         Block b = s.block;
         vmaVirtualFree(b.virtualBlock, s.virtualAllocation);
         b.live--;
-        // keep the first block for reuse; give larger, now empty ones back
-        if (b.live == 0 && blocks.size() > 1) {
-            blocks.remove(b);
-            destroy(b);
+        if (b.live > 0) {
+            return;
         }
+        // of the empty blocks, keep only the largest for reuse
+        Block keep = null;
+        for (Block o : blocks) {
+            if (o.live == 0 && (keep == null || o.size > keep.size)) {
+                keep = o;
+            }
+        }
+        for (java.util.Iterator<Block> it = blocks.iterator(); it.hasNext(); ) {
+            Block o = it.next();
+            if (o.live == 0 && o != keep) {
+                it.remove();
+                destroy(o);
+            }
+        }
+    }
+
+    /** Sizes of the blocks held now, in bytes (for tests and diagnostics). */
+    public synchronized long[] blockSizes() {
+        return blocks.stream().mapToLong(x -> x.size).toArray();
     }
 
     public synchronized int blockCount() {

@@ -14,12 +14,18 @@ import java.util.stream.Stream;
 /**
  * Makes and closes many Managers, each with a tensor and an evaluation, then lists the devices many times, all in one
  * JVM: what a service that makes a Manager per job does. Prints every 1000 cycles the iteration, heap used after GC,
- * resident memory (VmRSS) and open file descriptors, and exits non-zero on the first failure.
+ * resident memory (VmRSS), open file descriptors and where a cycle's time went (mean milliseconds for making the
+ * Manager, making the tensors and the algorithm, evaluating, closing), and exits non-zero on the first failure.
  *
  * <pre>java -cp ... io.jkompute.examples.ManagerSoak [cycles=10000] [listCalls=1000]</pre>
  */
 public final class ManagerSoak {
     private ManagerSoak() {}
+
+    /** Nanoseconds spent per phase of a cycle since the last report: new Manager, tensors + algorithm, eval, close. */
+    private static final long[] PHASE_NANOS = new long[4];
+    private static final String[] PHASES = {"create", "tensors", "eval", "close"};
+    private static int cyclesSinceReport;
 
     public static void main(String[] args) {
         int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
@@ -53,22 +59,47 @@ public final class ManagerSoak {
 
     /** One Manager: a tensor product on the GPU, checked, then close. */
     private static void cycle(int i) {
-        try (Manager mgr = new Manager()) {
+        long t0 = System.nanoTime();
+        Manager mgr = new Manager();
+        long t1 = System.nanoTime();
+        long t2;
+        long t3;
+        try {
             Tensor a = mgr.tensor(new float[] {1, 2, i});
             Tensor b = mgr.tensor(new float[] {4, 5, 6});
             Tensor out = mgr.tensor(new float[3]);
-            mgr.eval(new OpSyncDevice(a, b), new OpMult(a, b, out, mgr.algorithm()), new OpSyncLocal(out));
+            OpMult mult = new OpMult(a, b, out, mgr.algorithm());
+            t2 = System.nanoTime();
+            mgr.eval(new OpSyncDevice(a, b), mult, new OpSyncLocal(out));
+            t3 = System.nanoTime();
             float[] want = {4, 10, 6f * i};
             if (!Arrays.equals(out.toFloatArray(), want)) {
                 throw new IllegalStateException("cycle " + i + ": got " + Arrays.toString(out.toFloatArray())
                         + ", expected " + Arrays.toString(want));
             }
+        } finally {
+            mgr.close();
         }
+        long t4 = System.nanoTime();
+        PHASE_NANOS[0] += t1 - t0;
+        PHASE_NANOS[1] += t2 - t1;
+        PHASE_NANOS[2] += t3 - t2;
+        PHASE_NANOS[3] += t4 - t3;
+        cyclesSinceReport++;
     }
 
     private static void report(String phase, int i) {
-        System.out.printf("%s %d: heap %d KiB after GC, VmRSS %d KiB, %d open fds%n", phase, i,
-                heapAfterGc() / 1024, residentKib(), openFds());
+        StringBuilder times = new StringBuilder();
+        if (cyclesSinceReport > 0) {
+            times.append(", ms per cycle:");
+            for (int k = 0; k < PHASES.length; k++) {
+                times.append(String.format(" %s %.2f", PHASES[k], PHASE_NANOS[k] / 1e6 / cyclesSinceReport));
+                PHASE_NANOS[k] = 0;
+            }
+            cyclesSinceReport = 0;
+        }
+        System.out.printf("%s %d: heap %d KiB after GC, VmRSS %d KiB, %d open fds%s%n", phase, i,
+                heapAfterGc() / 1024, residentKib(), openFds(), times);
     }
 
     /** Heap in use after a full GC, in bytes. */
