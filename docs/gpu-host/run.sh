@@ -7,7 +7,7 @@
 #   run.sh pipeline the GPU pipeline app and the CUDA virtual-thread burst in fresh JVMs
 set -uo pipefail
 source .bundle/env.sh
-J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow"
+J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED"
 T=$PWD/.gputest
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 case "${1:-suite}" in

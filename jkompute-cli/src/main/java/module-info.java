@@ -2,6 +2,7 @@ module io.jkompute.cli {
     requires io.jkompute.core;
     requires io.jkompute.cuda;
     requires io.jkompute.graph;
+    requires io.jkompute.net;
     requires io.jkompute.examples;
     requires io.jkompute.bench;
     requires info.picocli;

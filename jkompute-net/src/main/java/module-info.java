@@ -1,0 +1,15 @@
+/**
+ * Graphs across processes, GPUs and hosts: GXF's {@code nvidia::gxf::UcxContext}, {@code UcxTransmitter},
+ * {@code UcxReceiver} and {@code UcxEntitySerializer} carried over Aeron, and fragments of one app placed in several
+ * processes under a driver.
+ */
+module io.jkompute.net {
+    requires io.jkompute.graph;
+    requires io.aeron.client;
+    requires io.aeron.driver;
+    requires org.agrona;
+    requires org.slf4j;
+    requires org.snakeyaml.engine.v2;
+
+    // exports io.jkompute.net: added with its first class
+}
