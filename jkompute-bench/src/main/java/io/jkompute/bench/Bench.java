@@ -17,7 +17,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs the benchmark suites of issue 5 on Vulkan device 0, each beside its raw baselines, and returns a {@link Report}.
+ * Runs the benchmark suites on Vulkan device 0, each beside its raw baselines, and returns a {@link Report}.
  * A suite that throws is recorded as a failed check and the run goes on with the next one.
  *
  * <pre>{@code

@@ -1,7 +1,7 @@
 package io.jkompute.bench;
 
 /**
- * jkompute against a baseline: {@code value = jkompute / baseline}, and the target from issue 5 when there is one
+ * jkompute against a baseline: {@code value = jkompute / baseline}, and its goal when there is one
  * (NaN when the ratio is informational). {@code atLeast} says whether the target is a floor (bandwidth) or a ceiling
  * (latency).
  */

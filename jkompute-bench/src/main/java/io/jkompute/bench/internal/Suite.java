@@ -1,6 +1,6 @@
 package io.jkompute.bench.internal;
 
-/** One benchmark suite of issue 5. */
+/** One benchmark suite: jkompute beside its raw baselines and peers. */
 public interface Suite {
     String name();
 
