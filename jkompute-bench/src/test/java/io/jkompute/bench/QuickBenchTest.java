@@ -65,8 +65,11 @@ class QuickBenchTest {
         assertEquals(9, ours(byName.get("chain")).count());
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, ours(byName.get("throughput")).filter(f -> !f.impl().startsWith("raw CUDA")).count());
-        // ping: 5 scheduler setups × 2 queue capacities, rate and hop latency each; the pipeline and its limit
-        assertEquals(20, byName.get("graph").figures().stream().filter(f -> f.metric().startsWith("ping")).count());
+        // ping: Greedy at capacities 1 and 64, MultiThread and EventBased with 1, 2, 4 workers on 4 pairs, rate and hop
+        // latency each; issue 10's goals (Greedy rate and hop, 2-worker rates) and 2 vs 1, 4 vs 2 workers for each
+        assertEquals(16, byName.get("graph").figures().stream().filter(f -> f.metric().startsWith("ping")).count());
+        assertEquals(8, byName.get("graph").ratios().stream().filter(r -> r.name().startsWith("ping")).count());
+        // the pipeline and its limit
         assertEquals(2, countFigures(byName.get("graph"), "pipeline", "gpu-pipeline.yaml, GreedyScheduler")
                 + countFigures(byName.get("graph"), "pipeline", "transfer-bound limit"));
     }

@@ -107,7 +107,10 @@ public final class ExecutionContext {
         return c;
     }
 
-    /** Receives every event (message arrived, room freed, state changed, external notify) naming its entity. */
+    /**
+     * Receives every event (message arrived, room freed, state changed, external notify) naming its entity, and null
+     * for a stop request or a failure.
+     */
     public void setEventListener(Consumer<Entity> l) {
         listener = l;
     }
@@ -164,7 +167,7 @@ public final class ExecutionContext {
     void notifyEvent(Entity e) {
         eventSequence.incrementAndGet();
         Consumer<Entity> l = listener;
-        if (l != null && e != null) {
+        if (l != null) {
             l.accept(e);
         }
         if (eventWaiters > 0) {

@@ -7,6 +7,7 @@ import io.jkompute.OpSyncDevice;
 import io.jkompute.OpSyncLocal;
 import io.jkompute.Sequence;
 import io.jkompute.Tensor;
+import io.jkompute.bench.Figure;
 import io.jkompute.bench.Summary;
 import io.jkompute.graph.Codelet;
 import io.jkompute.graph.Component;
@@ -24,22 +25,27 @@ import java.lang.foreign.MemorySegment;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /**
- * Suite 5, the graph runtime. Ping: tx → rx on each scheduler, lock-step (queue capacity 1) and buffered (64);
- * messages per second and per-hop latency (publish → receive on the realtime clock); every message carries its sequence
- * number and must arrive once, in order. Pipeline: {@code apps/gpu-pipeline.yaml} (StreamGenerator → Vulkan kernel and
+ * Suite 5, the graph runtime. Ping: tx → rx on the Greedy scheduler, lock-step (queue capacity 1) and buffered (64),
+ * and 4 independent tx → rx pairs (capacity 64, so more workers have work) on MultiThread and EventBased with 1, 2 and 4
+ * workers; messages per second and per-hop latency (publish → receive on the realtime clock), against issue 10's goals;
+ * every message carries its sequence number and must arrive once, in order, on every pair. Pipeline: {@code apps/gpu-pipeline.yaml} (StreamGenerator → Vulkan kernel and
  * CPU reference → VerifyEqual) in frames per second, against the transfer-bound limit: the frame's two uploads and one
  * read-back, timed the way suite 4 times them (recorded {@code OpSyncDevice} / {@code OpSyncLocal} sequences).
  */
 public final class GraphSuite implements Suite {
     static final String APP = "apps/gpu-pipeline.yaml";
     static final int FRAME_BYTES = StreamGenerator.ROWS * 4;
-    /** Scheduler and worker threads (0: the scheduler takes no worker count). */
-    static final List<Object[]> SCHEDULERS = List.of(new Object[] {"GreedyScheduler", 0},
-            new Object[] {"MultiThreadScheduler", 1}, new Object[] {"MultiThreadScheduler", 2},
-            new Object[] {"EventBasedScheduler", 1}, new Object[] {"EventBasedScheduler", 2});
-    static final int[] CAPACITIES = {1, 64};
+    /** Ping setups: scheduler, worker threads (0: the scheduler takes no worker count), queue capacity, pairs. */
+    static final List<Object[]> SCHEDULERS = List.of(new Object[] {"GreedyScheduler", 0, 1, 1},
+            new Object[] {"GreedyScheduler", 0, 64, 1},
+            new Object[] {"MultiThreadScheduler", 1, 64, 4}, new Object[] {"MultiThreadScheduler", 2, 64, 4},
+            new Object[] {"MultiThreadScheduler", 4, 64, 4}, new Object[] {"EventBasedScheduler", 1, 64, 4},
+            new Object[] {"EventBasedScheduler", 2, 64, 4}, new Object[] {"EventBasedScheduler", 4, 64, 4});
+    /** Issue 10's goals: Greedy at capacity 64 in msg/s and its p50 hop in µs; MultiThread / EventBased, 2 workers. */
+    static final double GREEDY_GOAL_RATE = 2e6, GREEDY_GOAL_HOP_US = 0.5, WORKERS_GOAL_RATE = 1e6;
 
     @Override
     public String name() {
@@ -53,17 +59,16 @@ public final class GraphSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return SCHEDULERS.size() * CAPACITIES.length + 2;
+        return SCHEDULERS.size() + 2;
     }
 
     @Override
     public void run(Context ctx, Recorder out) {
         int messages = ctx.quick() ? 2_000 : 100_000;
-        for (int capacity : CAPACITIES) {
-            for (Object[] s : SCHEDULERS) {
-                ping(ctx, out, (String) s[0], (Integer) s[1], capacity, messages);
-            }
+        for (Object[] s : SCHEDULERS) {
+            ping(ctx, out, (String) s[0], (Integer) s[1], (Integer) s[2], (Integer) s[3], messages);
         }
+        pingGoals(out);
         pipeline(ctx, out);
     }
 
@@ -100,32 +105,63 @@ public final class GraphSuite implements Suite {
         }
     }
 
-    private static String label(String scheduler, int workers, int capacity) {
-        return scheduler.replace("Scheduler", "") + (workers > 0 ? " (" + workers + " workers)" : "") + ", capacity " + capacity;
+    private static String label(String scheduler, int workers, int capacity, int pairs) {
+        return scheduler.replace("Scheduler", "") + (workers > 0 ? " (" + workers + " workers)" : "")
+                + (pairs > 1 ? ", " + pairs + " pairs" : "") + ", capacity " + capacity;
     }
 
-    private static void ping(Context ctx, Recorder out, String scheduler, int workers, int capacity, int messages) {
-        String label = label(scheduler, workers, capacity);
-        runPing(scheduler, workers, capacity, Math.max(500, messages / 10)); // warm-up graph
-        Rx rx = new Rx();
+    private static void ping(Context ctx, Recorder out, String scheduler, int workers, int capacity, int pairs,
+                             int messages) {
+        String label = label(scheduler, workers, capacity, pairs);
+        runPing(scheduler, workers, capacity, Math.max(500, messages / 10), newRx(pairs)); // warm-up graph
+        Rx[] rx = newRx(pairs);
         RunResult r = runPing(scheduler, workers, capacity, messages, rx);
-        String failure = rx.failure != null ? rx.failure
-                : rx.n != messages ? "received " + rx.n + " of " + messages + " (" + r + ")" : null;
-        if (out.check("ping " + label + ": " + messages + " messages, each once, in order", failure)) {
-            out.figure("ping rate", label, 0, "msg/s", Summary.of(new double[] {messages / (r.durationNs() / 1e9)}));
-            double[] us = new double[messages];
-            for (int i = 0; i < messages; i++) us[i] = rx.latencies[i] / 1e3;
+        String failure = null;
+        for (int p = 0; p < pairs && failure == null; p++) {
+            failure = rx[p].failure != null ? "pair " + p + ": " + rx[p].failure
+                    : rx[p].n != messages ? "pair " + p + ": received " + rx[p].n + " of " + messages + " (" + r + ")" : null;
+        }
+        long total = (long) messages * pairs;
+        if (out.check("ping " + label + ": " + messages + " messages per pair, each once, in order", failure)) {
+            out.figure("ping rate", label, 0, "msg/s", Summary.of(new double[] {total / (r.durationNs() / 1e9)}));
+            double[] us = new double[(int) total];
+            for (int p = 0; p < pairs; p++) {
+                for (int i = 0; i < messages; i++) us[p * messages + i] = rx[p].latencies[i] / 1e3;
+            }
             out.figure("ping hop latency", label, 0, "µs", Summary.of(us));
         }
         ctx.step("graph ping " + label);
     }
 
-    private static RunResult runPing(String scheduler, int workers, int capacity, int messages) {
-        return runPing(scheduler, workers, capacity, messages, new Rx());
+    /** Issue 10's goals as ratios: measured / goal (rates: at least 1; the hop latency: at most 1). */
+    private static void pingGoals(Recorder out) {
+        String greedy = label("GreedyScheduler", 0, 64, 1);
+        goal(out, "ping rate", greedy, GREEDY_GOAL_RATE, "msg/s", true, "issue 10 goal: 2 M msg/s");
+        goal(out, "ping hop latency", greedy, GREEDY_GOAL_HOP_US, "µs", false, "issue 10 goal: p50 hop ≤ 0.5 µs");
+        for (String s : List.of("MultiThreadScheduler", "EventBasedScheduler")) {
+            goal(out, "ping rate", label(s, 2, 64, 4), WORKERS_GOAL_RATE, "msg/s", true, "issue 10 goal: 1 M msg/s");
+            for (int w : new int[] {2, 4}) {
+                out.ratio("ping " + label(s, w, 64, 4) + " / " + (w / 2) + " worker" + (w / 2 > 1 ? "s" : ""),
+                        out.find("ping rate", label(s, w, 64, 4), 0), out.find("ping rate", label(s, w / 2, 64, 4), 0),
+                        1.0, true, "issue 10: never slower with more workers when there is work for them");
+            }
+        }
     }
 
-    /** tx → rx with the Java API, as the graph module's own PingBenchmark builds it. */
-    private static RunResult runPing(String scheduler, int workers, int capacity, int messages, Rx rxc) {
+    private static void goal(Recorder out, String metric, String impl, double goal, String unit, boolean atLeast,
+                             String note) {
+        Figure g = new Figure("graph", metric, "issue 10 goal", 0, unit, Summary.of(new double[] {goal}));
+        out.ratio(metric + " " + impl + " / goal", out.find(metric, impl, 0), Optional.of(g), 1.0, atLeast, note);
+    }
+
+    private static Rx[] newRx(int pairs) {
+        Rx[] rx = new Rx[pairs];
+        for (int p = 0; p < pairs; p++) rx[p] = new Rx();
+        return rx;
+    }
+
+    /** {@code rx.length} independent tx → rx pairs with the Java API, as the graph module's PingBenchmark builds them. */
+    private static RunResult runPing(String scheduler, int workers, int capacity, int messages, Rx[] rxs) {
         try (Graph g = Graph.create()) {
             Entity sched = g.addEntity("sched");
             Component clock = sched.add("RealtimeClock", "clock");
@@ -137,25 +173,27 @@ public final class GraphSuite implements Suite {
             if (scheduler.equals("MultiThreadScheduler")) {
                 g.setParameter(s, "check_recession_period_ms", 0.1);
             }
-            Entity tx = g.addEntity("tx");
-            Transmitter txq = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
-            g.setParameter(txq, "capacity", (long) capacity);
-            g.setParameter(tx.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", txq);
-            g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", (long) messages);
-            tx.add(new Tx(), "ping").out = txq;
+            for (int p = 0; p < rxs.length; p++) {
+                Entity tx = g.addEntity("tx" + p);
+                Transmitter txq = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
+                g.setParameter(txq, "capacity", (long) capacity);
+                g.setParameter(tx.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", txq);
+                g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", (long) messages);
+                tx.add(new Tx(), "ping").out = txq;
 
-            Entity rx = g.addEntity("rx");
-            Receiver rxq = (Receiver) rx.add("DoubleBufferReceiver", "in");
-            g.setParameter(rxq, "capacity", (long) capacity);
-            g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", rxq);
-            g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", (long) messages);
-            rxc.in = rxq;
-            rxc.latencies = new long[messages];
-            rx.add(rxc, "pong");
+                Entity rx = g.addEntity("rx" + p);
+                Receiver rxq = (Receiver) rx.add("DoubleBufferReceiver", "in");
+                g.setParameter(rxq, "capacity", (long) capacity);
+                g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", rxq);
+                g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", (long) messages);
+                rxs[p].in = rxq;
+                rxs[p].latencies = new long[messages];
+                rx.add(rxs[p], "pong");
 
-            Component link = g.addEntity("links").add("Connection", "tx_to_rx");
-            g.setParameter(link, "source", txq);
-            g.setParameter(link, "target", rxq);
+                Component link = g.addEntity("link" + p).add("Connection", "tx_to_rx");
+                g.setParameter(link, "source", txq);
+                g.setParameter(link, "target", rxq);
+            }
             return g.run();
         }
     }

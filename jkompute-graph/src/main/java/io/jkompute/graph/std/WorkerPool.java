@@ -12,36 +12,24 @@ import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.PriorityQueue;
-import java.util.concurrent.ConcurrentLinkedQueue;
-import java.util.concurrent.LinkedBlockingQueue;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
 
 /**
- * A dispatcher (the scheduler's thread) that checks idle entities and hands READY ones to worker threads; an
- * entity is only ever on one thread at a time. Polling mode (MultiThreadScheduler) re-checks every idle entity after
- * any event or every recession period; event mode (EventBasedScheduler) re-checks an entity only when an event
- * names it (message arrived, room freed, state changed, external notify, memory freed) or its target time came.
+ * The workers of the MultiThread and EventBased schedulers. Workers pick entities and run them themselves: a tick
+ * never waits for a hand-off from another thread, and an entity is claimed with a CAS ({@link EntitySlot}) so it runs
+ * on one worker at a time. Events (message arrived, room freed, a term's state changed, an external notify) mark
+ * their entity dirty and wake a parked worker ({@link IdleWorkers}) only when no worker is already looking.
+ * <p>
+ * Polling mode (MultiThreadScheduler) evaluates every idle entity on each pass and, when none ran, waits for any
+ * event or {@code check_recession_period_ms}; event mode (EventBasedScheduler) evaluates an entity only when an event
+ * named it. The scheduler's own thread is the dispatcher and stays off the fast path: it wakes for target times
+ * (WAIT_TIME), the deadline, a stop, and when every worker is parked, to decide between a manual-clock jump,
+ * waiting for an event, a deadlock and the end.
  */
 final class WorkerPool {
-    private static final Entity STOP = null;
-
-    /** Per-entity scheduling state; {@code running} hands the entity between dispatcher and a worker. */
-    private static final class Slot {
-        final Entity entity;
-        final AtomicBoolean queued = new AtomicBoolean();
-        volatile boolean running;
-        volatile boolean done;
-        SchedulingCondition last = SchedulingCondition.WAIT;
-
-        Slot(Entity entity) {
-            this.entity = entity;
-        }
-    }
-
-    private record Timer(long target, Slot slot) {
-    }
+    /** Longest a worker or the dispatcher parks before looking again: a safety net, never the mechanism. */
+    private static final long PARK_CAP_NS = 50_000_000;
 
     private final ExecutionContext ctx;
     private final Clock clock;
@@ -49,11 +37,14 @@ final class WorkerPool {
     private final boolean eventDriven;
     private final long pollNs;
     private final SchedulerParameters common;
-    private final List<Slot> slots = new ArrayList<>();
-    private final Map<Entity, Slot> byEntity = new IdentityHashMap<>();
-    private final LinkedBlockingQueue<Slot> work = new LinkedBlockingQueue<>();
-    private final ConcurrentLinkedQueue<Slot> toCheck = new ConcurrentLinkedQueue<>();
-    private final AtomicInteger running = new AtomicInteger();
+    private final EntitySlot[] slots;
+    private final Map<Entity, EntitySlot> byEntity = new IdentityHashMap<>();
+    private final AtomicInteger remaining;
+    private final Thread dispatcher = Thread.currentThread();
+    private final IdleWorkers idle;
+    private volatile boolean stopping;
+    /** The clock time the dispatcher parks until; a worker that sets an earlier WAIT_TIME unparks it. */
+    private volatile long dispatcherWakeAt = Long.MAX_VALUE;
 
     WorkerPool(ExecutionContext ctx, Clock clock, int workers, boolean eventDriven, long pollNs,
                SchedulerParameters common) {
@@ -63,89 +54,145 @@ final class WorkerPool {
         this.eventDriven = eventDriven;
         this.pollNs = pollNs;
         this.common = common;
-        for (Entity e : ctx.entities()) {
-            Slot s = new Slot(e);
-            slots.add(s);
-            byEntity.put(e, s);
+        List<Entity> entities = ctx.entities();
+        slots = new EntitySlot[entities.size()];
+        for (int i = 0; i < slots.length; i++) {
+            slots[i] = new EntitySlot(entities.get(i));
+            byEntity.put(entities.get(i), slots[i]);
         }
+        remaining = new AtomicInteger(slots.length);
+        idle = new IdleWorkers(workers, dispatcher);
     }
 
     StopReport run() throws InterruptedException {
-        if (eventDriven) {
-            ctx.setEventListener(this::onEvent);
-        }
+        ctx.setEventListener(this::onEvent);
         List<Thread> threads = new ArrayList<>();
         for (int i = 0; i < workers; i++) {
-            Thread t = new Thread(this::workerLoop, "jkompute-graph-worker-" + i);
+            int index = i;
+            Thread t = new Thread(() -> workerLoop(index), "jkompute-graph-worker-" + i);
             t.setDaemon(true);
+            idle.register(i, t);
             threads.add(t);
-            t.start();
         }
+        threads.forEach(Thread::start);
         try {
             return dispatch();
         } finally {
+            // every stop path comes through here: workers finish the tick they are in, then leave
+            stopping = true;
             ctx.setEventListener(null);
-            // let running entities finish their tick before the graph stops codelets
-            for (int i = 0; i < threads.size(); i++) {
-                work.add(new Slot(STOP));
-            }
+            idle.wakeAll();
             for (Thread t : threads) {
                 t.join();
             }
         }
     }
 
+    /** Runs on whichever thread reports the event; null stands for a stop request or failure. */
     private void onEvent(Entity e) {
-        Slot s = byEntity.get(e);
-        if (s != null && !s.done && s.queued.compareAndSet(false, true)) {
-            toCheck.add(s);
+        if (e == null) {
+            if (ctx.stopRequested()) {
+                idle.wakeAll();
+                LockSupport.unpark(dispatcher);
+            }
+            return;
         }
+        EntitySlot s = byEntity.get(e);
+        if (s == null) {
+            return;
+        }
+        if (!s.dirty) {
+            s.dirty = true; // skipped when set already: a claimer clears it before it evaluates, so nothing is lost
+        }
+        idle.workAvailable();
     }
 
-    private void workerLoop() {
-        while (true) {
-            Slot s = work.poll();
-            if (s == null) {
-                BackoffIdle.await(() -> !work.isEmpty());
-                try {
-                    s = work.take();
-                } catch (InterruptedException e) {
-                    return;
+    private boolean workPending() {
+        if (stopping || ctx.stopRequested()) {
+            return true;
+        }
+        for (EntitySlot s : slots) {
+            if (s.claimable()) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    private void workerLoop(int index) {
+        int cursor = slots.length == 0 ? 0 : index * slots.length / workers;
+        long parkNs = eventDriven ? PARK_CAP_NS : Math.min(pollNs, PARK_CAP_NS);
+        while (!stopping && !ctx.stopRequested()) {
+            boolean ran = false;
+            for (int k = 0; k < slots.length; k++) {
+                EntitySlot s = slots[cursor];
+                if (++cursor == slots.length) {
+                    cursor = 0;
                 }
-            }
-            if (s.entity == STOP) {
-                return;
-            }
-            try {
-                if (!ctx.stopRequested()) {
-                    SchedulingCondition c = ctx.execute(s.entity, clock.timestamp());
-                    s.last = c;
-                    if (c.type() == SchedulingConditionType.NEVER) {
-                        s.done = true;
+                if ((!eventDriven || s.dirty) && s.claim()) {
+                    ran |= execute(s);
+                    if (stopping || ctx.stopRequested()) {
+                        return;
                     }
                 }
-            } catch (Throwable t) {
-                ctx.fail(t);
+            }
+            if (ran) {
+                continue;
+            }
+            idle.startSearching();
+            boolean found;
+            try {
+                found = BackoffIdle.await(this::workPending);
             } finally {
-                // queue the re-check before dropping the running count: the dispatcher reads them in the
-                // opposite order, so it never sees "nothing running, nothing to check" while this entity is pending
-                s.running = false;
-                s.queued.set(true);
-                toCheck.add(s);
-                running.decrementAndGet();
-                ctx.graph().notify(s.entity);
+                idle.stopSearching();
+            }
+            if (!found) {
+                idle.park(index, parkNs, this::workPending);
             }
         }
     }
 
-    private StopReport dispatch() throws InterruptedException {
+    /** Executes a claimed entity and releases it; returns whether it ticked (or started). */
+    private boolean execute(EntitySlot s) {
+        s.dirty = false; // before evaluating: an event during the evaluation sets it again
+        SchedulingCondition c;
+        try {
+            c = ctx.execute(s.entity, clock.timestamp());
+        } catch (Throwable t) {
+            s.release();
+            ctx.fail(t);
+            return false;
+        }
+        s.last = c;
+        switch (c.type()) {
+            case READY -> {
+                s.release();
+                return true;
+            }
+            case NEVER -> {
+                s.finish();
+                if (remaining.decrementAndGet() == 0) {
+                    LockSupport.unpark(dispatcher);
+                }
+                return false;
+            }
+            case WAIT_TIME -> {
+                s.release();
+                if (c.targetTimestamp() < dispatcherWakeAt) {
+                    LockSupport.unpark(dispatcher);
+                }
+                return false;
+            }
+            default -> {
+                s.release();
+                return false;
+            }
+        }
+    }
+
+    private StopReport dispatch() {
         long deadline = common.deadline(clock.timestamp());
         DeadlockWatch watch = common.deadlockWatch();
-        PriorityQueue<Timer> timers = new PriorityQueue<>((a, b) -> Long.compare(a.target, b.target));
-        for (Slot s : slots) {
-            s.queued.set(true);
-            toCheck.add(s);
-        }
         while (true) {
             if (ctx.stopRequested()) {
                 return new StopReport(StopReason.INTERRUPTED, "interrupted");
@@ -154,137 +201,133 @@ final class WorkerPool {
             if (now > deadline) {
                 return new StopReport(StopReason.MAX_DURATION, "max_duration_ms " + common.maxDurationMs.get() + " reached");
             }
-            long seq = ctx.eventSequence();
-            int submitted = 0;
-            if (eventDriven) {
-                while (!timers.isEmpty() && timers.peek().target <= now) {
-                    onEvent(timers.poll().slot.entity);
-                }
-                Slot s;
-                while ((s = toCheck.poll()) != null) {
-                    s.queued.set(false);
-                    if (!s.running && !s.done) {
-                        submitted += evaluate(s, now, timers);
-                    }
-                }
-            } else {
-                toCheck.clear();
-                for (Slot s : slots) {
-                    s.queued.set(false);
-                    if (!s.running && !s.done) {
-                        submitted += evaluate(s, now, null);
-                    }
-                }
-            }
-            if (submitted > 0) {
-                watch.progress();
-                continue;
-            }
-            boolean anyLeft = false;
-            boolean waitEvent = false;
-            long earliest = eventDriven && !timers.isEmpty() ? timers.peek().target : Long.MAX_VALUE;
-            for (Slot s : slots) {
-                if (s.done) {
-                    continue;
-                }
-                anyLeft = true;
-                if (!s.running) {
-                    SchedulingConditionType t = s.last.type();
-                    waitEvent |= t == SchedulingConditionType.WAIT_EVENT;
-                    if (!eventDriven && t == SchedulingConditionType.WAIT_TIME) {
-                        earliest = Math.min(earliest, s.last.targetTimestamp());
-                    }
-                }
-            }
-            if (!anyLeft) {
+            if (remaining.get() == 0) {
                 return new StopReport(StopReason.COMPLETED, "all entities are done");
             }
-            if (running.get() > 0 || !toCheck.isEmpty()) {
-                watch.progress();
-                long wait = eventDriven ? (earliest == Long.MAX_VALUE ? SchedulerParameters.waitCap(clock, deadline)
-                        : clock.wallNanosUntil(earliest)) : pollNs;
-                if (!clock.isManual() && !eventDriven && earliest != Long.MAX_VALUE) {
-                    wait = Math.min(wait, clock.wallNanosUntil(earliest));
+            dispatcherWakeAt = Long.MAX_VALUE; // from here on a worker setting any target time unparks us
+            long earliest = dueTimers(now);
+            long parkNs = PARK_CAP_NS;
+            if (idle.allParked() && !workPending()) {
+                LastLook look = lastLook(now);
+                if (look == null) {
+                    watch.progress();
+                    continue;
                 }
-                if (clock.isManual() && wait == 0) {
-                    wait = -1; // manual time moves only when everything is idle
+                if (remaining.get() == 0) {
+                    return new StopReport(StopReason.COMPLETED, "all entities are done");
                 }
-                if (running.get() > 0 && toCheck.isEmpty()) {
-                    ctx.awaitEvent(seq, wait);
-                }
-                continue;
-            }
-            if (earliest != Long.MAX_VALUE) {
-                watch.progress();
-                ctx.awaitTime(seq, earliest);
-                continue;
-            }
-            if (waitEvent) {
-                watch.progress();
-                ctx.awaitEvent(seq, eventDriven ? SchedulerParameters.waitCap(clock, deadline) : pollNs);
-                continue;
-            }
-            if (anyIdleEntityCanRun(seq)) {
-                continue;
-            }
-            if (watch.stuck()) {
-                List<Entity> waiting = new ArrayList<>();
-                for (Slot s : slots) {
-                    if (!s.done) {
-                        waiting.add(s.entity);
+                earliest = Math.min(earliest, look.earliest);
+                if (earliest != Long.MAX_VALUE) {
+                    watch.progress();
+                    if (clock.isManual()) {
+                        // manual time moves only when everything is idle, straight to the next target
+                        try {
+                            clock.sleepUntil(earliest);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            return new StopReport(StopReason.INTERRUPTED, "interrupted");
+                        }
+                        continue;
                     }
+                } else if (look.waitEvent) {
+                    watch.progress();
+                } else if (watch.stuck()) {
+                    List<Entity> waiting = new ArrayList<>();
+                    for (EntitySlot s : slots) {
+                        if (!s.done()) {
+                            waiting.add(s.entity);
+                        }
+                    }
+                    return new StopReport(StopReason.DEADLOCK, DeadlockWatch.MESSAGE + ":\n"
+                            + ctx.describeWaiting(waiting, clock.timestamp()));
+                } else {
+                    // waiting out stop_on_deadlock_timeout, or told never to stop on one: look again soon
+                    parkNs = pollNs > 0 ? Math.min(pollNs, 1_000_000) : 1_000_000;
                 }
-                return new StopReport(StopReason.DEADLOCK, DeadlockWatch.MESSAGE + ":\n"
-                        + ctx.describeWaiting(waiting, clock.timestamp()));
+            } else {
+                watch.progress();
             }
-            ctx.awaitEvent(seq, pollNs > 0 ? pollNs : 1_000_000);
+            if (!clock.isManual()) {
+                if (earliest != Long.MAX_VALUE) {
+                    parkNs = Math.min(parkNs, clock.wallNanosUntil(earliest));
+                }
+                if (deadline != Long.MAX_VALUE) {
+                    parkNs = Math.min(parkNs, clock.wallNanosUntil(deadline) + 1);
+                }
+            }
+            dispatcherWakeAt = earliest;
+            if (parkNs > 0) {
+                LockSupport.parkNanos(this, parkNs);
+            }
         }
     }
 
-    /** A last, fresh look before calling it a deadlock: an event since {@code seq} or any entity READY now. */
-    private boolean anyIdleEntityCanRun(long seq) {
-        if (ctx.eventSequence() != seq || running.get() > 0 || !toCheck.isEmpty()) {
-            return true;
-        }
-        long now = clock.timestamp();
-        for (Slot s : slots) {
-            if (!s.done && !s.running) {
-                SchedulingConditionType t = ctx.check(s.entity, now).type();
-                if (t != SchedulingConditionType.WAIT) {
-                    onEvent(s.entity);
-                    return true;
+    /** Marks idle entities whose target time came as dirty; returns the earliest target still ahead. */
+    private long dueTimers(long now) {
+        long earliest = Long.MAX_VALUE;
+        boolean due = false;
+        for (EntitySlot s : slots) {
+            SchedulingCondition c = s.last;
+            if (c.type() == SchedulingConditionType.WAIT_TIME && s.idle() && !s.dirty) {
+                if (c.targetTimestamp() <= now) {
+                    s.dirty = true;
+                    due = true;
+                } else {
+                    earliest = Math.min(earliest, c.targetTimestamp());
                 }
             }
         }
-        return false;
+        if (due) {
+            idle.workAvailable();
+        }
+        return earliest;
     }
 
-    /** Checks an idle entity; submits it when READY (or NEVER, so a worker stops it). Returns 1 if submitted. */
-    private int evaluate(Slot s, long now, PriorityQueue<Timer> timers) {
-        SchedulingCondition c;
-        try {
-            c = ctx.check(s.entity, now);
-        } catch (RuntimeException e) {
-            ctx.fail(e);
-            return 0;
-        }
-        s.last = c;
-        switch (c.type()) {
-            case READY, NEVER -> {
-                s.running = true;
-                running.incrementAndGet();
-                work.add(s);
-                return 1;
+    /** What a fresh check of every idle entity found, once all workers were parked. */
+    private record LastLook(long earliest, boolean waitEvent) {
+    }
+
+    /**
+     * Every worker is parked: checks each remaining entity afresh (claiming it, so no worker runs it meanwhile).
+     * Returns null when something can run after all (it is marked dirty and a worker woken) or a worker got there
+     * first.
+     */
+    private LastLook lastLook(long now) {
+        long earliest = Long.MAX_VALUE;
+        boolean waitEvent = false;
+        boolean runnable = false;
+        for (EntitySlot s : slots) {
+            if (s.done()) {
+                continue;
             }
-            case WAIT_TIME -> {
-                if (timers != null) {
-                    timers.add(new Timer(c.targetTimestamp(), s));
+            if (!s.claim()) {
+                runnable = true; // a worker holds it: not idle after all
+                continue;
+            }
+            SchedulingCondition c;
+            try {
+                c = ctx.check(s.entity, now);
+            } catch (RuntimeException e) {
+                s.release();
+                ctx.fail(e);
+                return null;
+            }
+            s.last = c;
+            switch (c.type()) {
+                case READY, NEVER -> {
+                    s.dirty = true; // a worker executes it (NEVER: stops it)
+                    runnable = true;
                 }
-                return 0;
+                case WAIT_TIME -> earliest = Math.min(earliest, c.targetTimestamp());
+                case WAIT_EVENT -> waitEvent = true;
+                case WAIT -> { }
             }
-            default -> {
-                return 0;
-            }
+            s.release();
         }
+        if (runnable || workPending()) {
+            idle.workAvailable();
+            return null;
+        }
+        return new LastLook(earliest, waitEvent);
     }
 }

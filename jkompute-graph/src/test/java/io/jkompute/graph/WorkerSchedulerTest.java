@@ -1,0 +1,236 @@
+package io.jkompute.graph;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * The schedulers' stop paths and their workers: every way a run ends (all done, deadlock, max_duration_ms with busy
+ * or idle entities, a failing codelet, an interrupt) ends it, with every worker gone, under a preemptive timeout;
+ * several independent tx → rx pairs on 1, 2 and 4 workers deliver every message once and in order.
+ */
+class WorkerSchedulerTest {
+    private static final Duration LIMIT = Duration.ofSeconds(20);
+
+    /** Publishes 0, 1, 2, ... one per tick. */
+    static final class Tx extends Codelet {
+        Transmitter out;
+        long next;
+
+        @Override
+        protected void tick() {
+            out.publish(Message.create().add("seq", next++));
+        }
+    }
+
+    /** Takes one message per tick and checks its number; throws at message {@code failAt} when asked to. */
+    static final class Rx extends Codelet {
+        Receiver in;
+        long n;
+        long failAt = -1;
+        volatile String wrong;
+
+        @Override
+        protected void tick() {
+            Message m = in.receive();
+            Long seq = m == null ? null : m.get(Long.class, "seq");
+            if (wrong == null && (seq == null || seq != n)) {
+                wrong = "message " + n + " arrived as " + seq;
+            }
+            if (n == failAt) {
+                throw new IllegalStateException("boom at " + n);
+            }
+            n++;
+        }
+    }
+
+    /** A graph of {@code pairs} independent tx → rx pairs; a count ≤ 0 leaves that side unbounded. */
+    private record Pairs(Graph graph, List<Rx> rx) {
+    }
+
+    private static Pairs pairs(String scheduler, int pairs, int capacity, long txCount, long rxCount, String... params) {
+        Graph g = Graph.create();
+        Entity sched = g.addEntity("sched");
+        Component clock = sched.add("RealtimeClock", "clock");
+        String[] kind = scheduler.split(":");
+        Component s = sched.add(kind[0], "scheduler");
+        g.setParameter(s, "clock", clock);
+        if (kind.length > 1) {
+            g.setParameter(s, "worker_thread_number", Long.parseLong(kind[1]));
+        }
+        for (int i = 0; i < params.length; i += 2) {
+            Object v = params[i + 1].equals("false") ? (Object) Boolean.FALSE : (Object) Long.parseLong(params[i + 1]);
+            g.setParameter(s, params[i], v);
+        }
+        List<Rx> rxs = new ArrayList<>();
+        for (int p = 0; p < pairs; p++) {
+            Entity tx = g.addEntity("tx" + p);
+            Transmitter out = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
+            g.setParameter(out, "capacity", (long) capacity);
+            g.setParameter(tx.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", out);
+            if (txCount > 0) {
+                g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", txCount);
+            }
+            tx.add(new Tx(), "ping").out = out;
+            Entity rx = g.addEntity("rx" + p);
+            Receiver in = (Receiver) rx.add("DoubleBufferReceiver", "in");
+            g.setParameter(in, "capacity", (long) capacity);
+            g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", in);
+            if (rxCount > 0) {
+                g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", rxCount);
+            }
+            Rx r = new Rx();
+            r.in = in;
+            rx.add(r, "pong");
+            rxs.add(r);
+            Component link = g.addEntity("link" + p).add("Connection", "c");
+            g.setParameter(link, "source", out);
+            g.setParameter(link, "target", in);
+        }
+        return new Pairs(g, rxs);
+    }
+
+    private static final String[] ALL = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"};
+
+    private static int workerThreads() {
+        int n = 0;
+        for (Thread t : Thread.getAllStackTraces().keySet()) {
+            if (t.getName().startsWith("jkompute-graph-worker-") && t.isAlive()) {
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static void noWorkerLeft() {
+        assertEquals(0, workerThreads(), "every worker thread ended with the run");
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void everyPairDeliversExactCountsInOrder(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            for (int capacity : new int[] {1, 64}) {
+                Pairs p = pairs(scheduler, 4, capacity, 20_000, 20_000);
+                try (Graph g = p.graph()) {
+                    RunResult r = g.run();
+                    assertEquals(StopReason.COMPLETED, r.reason(), r.toString());
+                    for (int i = 0; i < 4; i++) {
+                        assertNull(p.rx().get(i).wrong, "pair " + i);
+                        assertEquals(20_000, p.rx().get(i).n, "pair " + i);
+                        assertEquals(20_000, g.entity("tx" + i).tickCount());
+                        assertEquals(20_000, g.entity("rx" + i).tickCount());
+                    }
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void deadlockStopsTheRun(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            // rx has no count: after tx's 1000 messages it waits for a message that never comes
+            Pairs p = pairs(scheduler, 4, 1, 1000, 0);
+            try (Graph g = p.graph()) {
+                RunResult r = g.run();
+                assertEquals(StopReason.DEADLOCK, r.reason(), r.toString());
+                for (Rx rx : p.rx()) {
+                    assertEquals(1000, rx.n);
+                    assertNull(rx.wrong);
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void maxDurationStopsBusyEntities(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            // nothing ever runs out of work: only max_duration_ms ends it
+            Pairs p = pairs(scheduler, 4, 4, 0, 0, "max_duration_ms", "150");
+            try (Graph g = p.graph()) {
+                long t0 = System.nanoTime();
+                RunResult r = g.run();
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                assertEquals(StopReason.MAX_DURATION, r.reason(), r.toString());
+                assertTrue(ms >= 150 && ms < 5000, "ran " + ms + " ms");
+                for (Rx rx : p.rx()) {
+                    assertTrue(rx.n > 0, "every pair made progress");
+                    assertNull(rx.wrong);
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void maxDurationStopsIdleEntitiesWithoutStopOnDeadlock(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            Pairs p = pairs(scheduler, 4, 1, 100, 0, "max_duration_ms", "150", "stop_on_deadlock", "false");
+            try (Graph g = p.graph()) {
+                long t0 = System.nanoTime();
+                RunResult r = g.run();
+                long ms = (System.nanoTime() - t0) / 1_000_000;
+                assertEquals(StopReason.MAX_DURATION, r.reason(), r.toString());
+                assertTrue(ms >= 150 && ms < 5000, "ran " + ms + " ms");
+                for (Rx rx : p.rx()) {
+                    assertEquals(100, rx.n);
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void aFailingCodeletStopsEveryWorker(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            Pairs p = pairs(scheduler, 4, 4, 0, 0);
+            p.rx().get(2).failAt = 500;
+            try (Graph g = p.graph()) {
+                GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+                assertEquals("rx2", e.entity());
+                assertEquals(500, p.rx().get(2).n);
+            }
+            noWorkerLeft();
+        });
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
+            "MultiThreadScheduler:4", "EventBasedScheduler:1", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void interruptStopsBusyWorkers(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            Pairs p = pairs(scheduler, 4, 4, 0, 0);
+            try (Graph g = p.graph()) {
+                g.runAsync();
+                Thread.sleep(50);
+                g.interrupt();
+                RunResult r = g.await();
+                assertEquals(StopReason.INTERRUPTED, r.reason());
+                for (Rx rx : p.rx()) {
+                    assertNull(rx.wrong);
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+}
