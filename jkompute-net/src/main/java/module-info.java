@@ -5,6 +5,9 @@
  */
 module io.jkompute.net {
     requires io.jkompute.graph;
+
+    exports io.jkompute.net.fragment;
+
     requires io.aeron.client;
     requires io.aeron.driver;
     requires org.agrona;
