@@ -10,6 +10,7 @@ module io.jkompute.graph {
 
     exports io.jkompute.graph;
     exports io.jkompute.graph.std;
+    exports io.jkompute.graph.internal to io.jkompute.net;
 
     uses io.jkompute.graph.GraphExtension;
     provides io.jkompute.graph.GraphExtension with io.jkompute.graph.std.StandardExtension;
