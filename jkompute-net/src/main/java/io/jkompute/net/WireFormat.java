@@ -29,7 +29,7 @@ import java.util.List;
  *   kind 4 string       body := u32 bytes  UTF-8
  * tensor    := u8 dtype  u8 storage(0 host, 1 system, 2 device)  u8 rank  u8 reserved(0)
  *              i64 shape[rank]  i64 strides[rank] (bytes)  u64 payloadOffset (from message start, 64-aligned)
- *              u64 payloadBytes (the strided extent: Σ (shape[i]−1)·strides[i] + element size; 0 when empty)
+ *              (0 when payloadBytes is 0)  u64 payloadBytes (the strided extent: Σ (shape[i]−1)·strides[i] + element size; 0 when empty)
  * dtype     := 1 bool 2 int8 3 uint8 4 int16 5 uint16 6 int32 7 uint32 8 int64 9 uint64 10 float16 11 float32
  *              12 float64
  * </pre>
@@ -184,13 +184,15 @@ public final class WireFormat {
                         h.set(I64, pos, s);
                         pos += 8;
                     }
-                    h.set(I64, pos, payloadAt);
+                    h.set(I64, pos, bytes.byteSize() == 0 ? 0 : payloadAt);
                     h.set(I64, pos + 8, bytes.byteSize());
                     pos += 16;
                     if (bytes.byteSize() > 0) {
                         parts.add(new Part(payloadAt, bytes));
                     }
-                    payloadAt = align(payloadAt + bytes.byteSize());
+                    if (bytes.byteSize() > 0) {
+                        payloadAt = align(payloadAt + bytes.byteSize());
+                    }
                 }
                 case String s -> {
                     byte[] b = s.getBytes(StandardCharsets.UTF_8);
@@ -278,7 +280,9 @@ public final class WireFormat {
                         long off = bytes.get(I64, pos);
                         long len = bytes.get(I64, pos + 8);
                         pos += 16;
-                        if (off < headerLen || len < 0 || off + len > n) {
+                        if (len == 0) {
+                            off = 0;
+                        } else if (off < headerLen || len < 0 || off + len > n) {
                             throw new FormatException("component '" + name + "': payload [" + off + ", +" + len
                                     + ") outside the " + n + "-byte message");
                         }
