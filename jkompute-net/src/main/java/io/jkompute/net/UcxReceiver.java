@@ -39,6 +39,7 @@ import org.slf4j.LoggerFactory;
  */
 public class UcxReceiver extends Receiver implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);
+    private static final long SMALL = 256 * 1024;
 
     private NetSettings settings;
     private Parameter<String> address;
@@ -69,6 +70,7 @@ public class UcxReceiver extends Receiver implements RunListener {
 
     // reassembly (poller thread only)
     private MemorySegment assembling;
+    private Arena assemblingArena;
     private long assemblingSeq;
     private long expectedSeq = 1;
 
@@ -214,7 +216,13 @@ public class UcxReceiver extends Receiver implements RunListener {
                 throw new IllegalStateException("message " + seq + " arrived, expected " + expectedSeq
                         + " (a message was lost or reordered)");
             }
-            assembling = Arena.ofAuto().allocate(Math.max(1, total), WireFormat.ALIGN).asSlice(0, total);
+            if (assemblingArena != null) {
+                assemblingArena.close();
+            }
+            // small messages: GC-managed memory (closing a shared arena costs a handshake with every thread);
+            // large ones: freed as soon as the last tensor referring to them is closed
+            assemblingArena = total > SMALL ? Arena.ofShared() : null;
+            assembling = (assemblingArena != null ? assemblingArena : Arena.ofAuto()).allocate(Math.max(1, total), WireFormat.ALIGN).asSlice(0, total);
             assemblingSeq = seq;
         }
         if (at < 0 || at + chunk > total) {
@@ -227,9 +235,11 @@ public class UcxReceiver extends Receiver implements RunListener {
             return;
         }
         MemorySegment whole = assembling;
+        Arena arena = assemblingArena;
         assembling = null;
+        assemblingArena = null;
         expectedSeq = seq + 1;
-        Message m = WireFormat.decode(whole, devices);
+        Message m = WireFormat.decode(whole, devices, arena);
         bytes += total;
         countArrival();
         try {
@@ -289,6 +299,10 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
         if (data != null) {
             data.close();
+        }
+        if (assemblingArena != null) {
+            assemblingArena.close();
+            assemblingArena = null;
         }
         if (queue != null) {
             queue.clear();

@@ -76,7 +76,7 @@ public final class WireFormat {
     public record Encoded(long messageBytes, List<Part> parts) {
         /** The whole message in one segment (tests, small messages). */
         public MemorySegment toSegment(Arena arena) {
-            MemorySegment out = arena.allocate(Math.max(1, messageBytes), 8).asSlice(0, messageBytes);
+            MemorySegment out = arena.allocate(Math.max(1, messageBytes), ALIGN).asSlice(0, messageBytes);
             for (Part p : parts) {
                 MemorySegment.copy(p.bytes, 0, out, p.offset, p.bytes.byteSize());
             }
@@ -221,6 +221,35 @@ public final class WireFormat {
 
     /** Decodes a whole message; host tensors keep referring to {@code bytes} (which must stay alive). */
     public static Message decode(MemorySegment bytes, DeviceFactory devices) {
+        return decode(bytes, devices, null);
+    }
+
+    /**
+     * Decodes a whole message whose bytes live in {@code arena}: host tensors keep referring to them and the arena
+     * closes when the last of them is closed (at once when none refers to it).
+     */
+    public static Message decode(MemorySegment bytes, DeviceFactory devices, Arena arena) {
+        java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
+        AutoCloseable drop = arena == null ? null : () -> {
+            if (users.decrementAndGet() == 0) {
+                arena.close();
+            }
+        };
+        try {
+            return decode0(bytes, devices, drop, users);
+        } finally {
+            if (drop != null) {
+                try {
+                    drop.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
+    private static Message decode0(MemorySegment bytes, DeviceFactory devices, AutoCloseable drop,
+                                   java.util.concurrent.atomic.AtomicInteger users) {
         long n = bytes.byteSize();
         if (n < HEADER_FIXED) {
             throw new FormatException("message of " + n + " bytes is shorter than the " + HEADER_FIXED
@@ -291,8 +320,16 @@ public final class WireFormat {
                         if (kind == KIND_DEVICE_TENSOR && devices != null) {
                             t = devices.create(type, shape, data);
                         }
-                        if (t == null) {
+                        if (t == null && drop == null) {
                             t = HostTensor.wrap(data, type, shape, strides);
+                        } else if (t == null) {
+                            users.incrementAndGet();
+                            java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+                            t = HostTensor.wrap(data, type, shape, strides, () -> {
+                                if (once.compareAndSet(false, true)) {
+                                    drop.close();
+                                }
+                            });
                         }
                         m.add(name, t);
                     }
