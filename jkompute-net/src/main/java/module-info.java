@@ -15,5 +15,7 @@ module io.jkompute.net {
     requires org.slf4j;
     requires org.snakeyaml.engine.v2;
 
-    // exports io.jkompute.net: added with its first class
+    exports io.jkompute.net;
+
+    provides io.jkompute.graph.GraphExtension with io.jkompute.net.NetExtension;
 }
