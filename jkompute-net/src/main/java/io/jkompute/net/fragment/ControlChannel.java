@@ -4,27 +4,24 @@ import io.aeron.Aeron;
 import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
 import io.aeron.Subscription;
-import io.aeron.driver.MediaDriver;
-import io.aeron.driver.ThreadingMode;
 import io.aeron.logbuffer.FragmentHandler;
+import io.jkompute.net.AeronTransport;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
-import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
 
 /**
  * The driver's and workers' control plane over Aeron UDP: one subscription on this side's endpoint, one
  * publication per peer endpoint. Messages are {@link ControlMessage}s (reassembled when larger than a frame).
- * Runs its own embedded media driver (small terms, a backoff idle strategy: control traffic is a few messages a
- * tenth of a second).
+ * Uses the JVM's shared embedded media driver ({@link AeronTransport}, the one the UCX components use).
  */
 final class ControlChannel implements AutoCloseable {
     static final int STREAM = 0x6a6b6601;
     /** Control messages are small; statistics of a large graph still fit (a message may be 1/8 of a term). */
     private static final String TERM = "|term-length=1m";
 
-    private final MediaDriver mediaDriver;
+    private final AeronTransport transport;
     private final Aeron aeron;
     private final Subscription subscription;
     private final FragmentAssembler assembler;
@@ -34,18 +31,12 @@ final class ControlChannel implements AutoCloseable {
 
     /** Listens on {@code host:port} (port 0 is not allowed: the peer must know it). */
     ControlChannel(String bindEndpoint) {
-        MediaDriver.Context ctx = new MediaDriver.Context()
-                .threadingMode(ThreadingMode.SHARED)
-                .sharedIdleStrategy(new BackoffIdleStrategy(10, 10, 10_000, 1_000_000))
-                .dirDeleteOnStart(true)
-                .dirDeleteOnShutdown(true)
-                .termBufferSparseFile(true);
-        mediaDriver = MediaDriver.launchEmbedded(ctx);
+        transport = AeronTransport.acquire();
         try {
-            aeron = Aeron.connect(new Aeron.Context().aeronDirectoryName(mediaDriver.aeronDirectoryName()));
+            aeron = transport.aeron();
             subscription = aeron.addSubscription("aeron:udp?endpoint=" + bindEndpoint + TERM, STREAM);
         } catch (RuntimeException e) {
-            mediaDriver.close();
+            transport.release();
             throw e;
         }
         FragmentHandler h = (buffer, offset, length, header) -> {
@@ -73,7 +64,7 @@ final class ControlChannel implements AutoCloseable {
     }
 
     /** Sends to a peer; false when not connected yet or back pressured (the caller retries or gives up). */
-    boolean send(String endpoint, ControlMessage m) {
+    synchronized boolean send(String endpoint, ControlMessage m) {
         open(endpoint);
         Publication p = publications.get(endpoint);
         byte[] bytes = m.encode();
@@ -103,9 +94,8 @@ final class ControlChannel implements AutoCloseable {
         try {
             publications.values().forEach(Publication::close);
             subscription.close();
-            aeron.close();
         } finally {
-            mediaDriver.close();
+            transport.release();
         }
     }
 }

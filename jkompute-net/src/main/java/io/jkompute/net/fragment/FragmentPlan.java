@@ -612,9 +612,13 @@ public final class FragmentPlan {
             sb.append("---\n# added for fragment '").append(fragment).append("': the transport to other fragments\n")
                     .append("name: ").append(TRANSPORT_ENTITY).append('\n')
                     .append("components:\n")
-                    .append("- name: serializer\n  type: ").append(UCX_SERIALIZER).append('\n')
+                    .append("- name: allocator\n  type: nvidia::gxf::UnboundedAllocator\n")
+                    .append("- name: component_serializer\n  type: nvidia::gxf::UcxComponentSerializer\n")
+                    .append("  parameters: { allocator: allocator }\n")
+                    .append("- name: entity_serializer\n  type: ").append(UCX_SERIALIZER).append('\n')
+                    .append("  parameters: { component_serializers: [component_serializer] }\n")
                     .append("- name: context\n  type: ").append(UCX_CONTEXT).append('\n')
-                    .append("  parameters: { serializer: serializer }\n");
+                    .append("  parameters: { serializer: entity_serializer }\n");
         }
         if (f.gpu() != null) {
             for (String entity : members) {

@@ -102,6 +102,17 @@ class FragmentDriverTest {
     }
 
     @Test
+    void pingAcrossTwoWorkerJvmsArrivesExactly() throws Exception {
+        Run run = run(FragmentPlanTest.APPS.resolve("fragments-ping.yaml"), List.of("tx", "rx"));
+        assertTrue(run.result().ok(), run.result().error() + "\n" + run.log());
+        assertEquals(StopReason.COMPLETED, run.result().fragment("rx").reason(), run.log());
+        assertEquals(100, run.result().statistics().entity("tx").ticks());
+        assertEquals(100, run.result().statistics().entity("tx").messagesOut());
+        assertEquals(100, run.result().statistics().entity("rx").ticks());
+        assertEquals(100, run.result().statistics().entity("rx").messagesIn());
+    }
+
+    @Test
     void aFailingFragmentStopsTheOthersAndIsNamed() throws Exception {
         // a's receiver expects 6 ticks but gets 5: StepCount fails in stop(); b would run for a minute
         Path app = app("fail.yaml", "fragments: { a: [a_tx, a_rx], b: [b_tx, b_rx] }\nshared: [sched]",
