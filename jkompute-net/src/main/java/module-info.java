@@ -5,11 +5,17 @@
  */
 module io.jkompute.net {
     requires io.jkompute.graph;
+    requires java.management; // the fragment driver starts worker JVMs with its own JVM options
+
+    exports io.jkompute.net.fragment;
+
     requires io.aeron.client;
     requires io.aeron.driver;
     requires org.agrona;
     requires org.slf4j;
     requires org.snakeyaml.engine.v2;
 
-    // exports io.jkompute.net: added with its first class
+    exports io.jkompute.net;
+
+    provides io.jkompute.graph.GraphExtension with io.jkompute.net.NetExtension;
 }

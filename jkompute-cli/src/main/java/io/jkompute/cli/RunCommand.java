@@ -20,15 +20,22 @@ import picocli.CommandLine.Spec;
 
 /**
  * {@code jkompute run app.yaml [more.yaml] [--param e/c/p=v] [--manifest file] [--stats stats.json]}: loads a
- * GXF-style graph app, runs it to the end, prints job statistics. Ctrl-C interrupts the graph cleanly.
+ * GXF-style graph app, runs it to the end, prints job statistics. Ctrl-C interrupts the graph cleanly. An app with
+ * a {@code fragments:} document also runs distributed: {@code --driver} / {@code --worker} ({@link DistributedRun}).
  */
-@Command(name = "run", description = "Run a GXF-style YAML graph app (later files override earlier ones).")
+@Command(name = "run", description = "Run a GXF-style YAML graph app (later files override earlier ones).",
+        footer = {"", "Distributed (an app with a 'fragments:' document):",
+            "  run app.yaml --driver [--address HOST[:PORT]] [--fragments a,b|all|none]",
+            "      coordinates the app; starts a worker JVM here for each of --fragments (default all) and waits",
+            "      for --worker processes to run the others",
+            "  run app.yaml --worker --driver HOST[:PORT] [--fragments a,b] [--worker-address HOST]",
+            "      runs fragments for that driver (default port 57777)"})
 final class RunCommand implements Callable<Integer> {
     @Spec
     CommandSpec spec;
 
-    @Parameters(arity = "1..*", paramLabel = "APP.yaml", description = "graph files, loaded in order")
-    List<Path> files;
+    @Parameters(arity = "0..*", paramLabel = "APP.yaml", description = "graph files, loaded in order")
+    List<Path> files = new ArrayList<>();
 
     @Option(names = "--param", paramLabel = "ENTITY/COMPONENT/PARAM=VALUE",
             description = "override a parameter (the value is read as YAML); repeatable")
@@ -40,10 +47,45 @@ final class RunCommand implements Callable<Integer> {
     @Option(names = "--stats", paramLabel = "FILE", description = "write job statistics as JSON")
     Path stats;
 
+    @Option(names = "--driver", arity = "0..1", fallbackValue = "", paramLabel = "HOST[:PORT]",
+            description = "alone: run as the driver of a fragmented app; with --worker: the driver to join")
+    String driver;
+
+    @Option(names = "--worker", description = "run fragments for a driver (--driver HOST[:PORT])")
+    boolean worker;
+
+    @Option(names = "--address", paramLabel = "HOST[:PORT]",
+            description = "driver: where to listen (default 0.0.0.0:57777); worker: the driver's address")
+    String address;
+
+    @Option(names = "--worker-address", paramLabel = "HOST",
+            description = "worker: the address the driver and the other workers reach this host at")
+    String workerAddress;
+
+    @Option(names = {"--fragments", "--fragment"}, paramLabel = "a,b|all|none", split = ",",
+            description = "driver: fragments to start worker JVMs for here (default all); worker: fragments to run")
+    List<String> fragments;
+
+    @Option(names = "--gpu-fallback",
+            description = "driver: a fragment placed on a GPU its host lacks runs on device 0 with a warning")
+    boolean gpuFallback;
+
+    @Option(names = "--worker-timeout", paramLabel = "SECONDS", defaultValue = "60",
+            description = "driver: how long to wait for workers to register; worker: for the driver (default 60)")
+    int workerTimeout;
+
     @Override
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
+        if (driver != null || worker || address != null || workerAddress != null || fragments != null
+                || gpuFallback) {
+            return new DistributedRun(this, out, err).call();
+        }
+        if (files.isEmpty()) {
+            err.println("error: missing APP.yaml (jkompute run APP.yaml [more.yaml])");
+            return 2;
+        }
         Graph.Loader loader = Graph.loader();
         files.forEach(loader::file);
         manifests.forEach(loader::manifest);

@@ -400,6 +400,17 @@ public final class Graph implements AutoCloseable {
         }
     }
 
+    /**
+     * Stops the run with a failure found outside the scheduler (a network link that broke); {@link #await()} then
+     * throws it. Ignored when the graph is not running; the first failure wins.
+     */
+    public void fail(GraphException failure) {
+        ExecutionContext ctx = context;
+        if (ctx != null) {
+            ctx.fail(failure);
+        }
+    }
+
     /** Runs to the end; throws {@link GraphExecutionException} if a codelet or queue failed. */
     public RunResult run() {
         runAsync();

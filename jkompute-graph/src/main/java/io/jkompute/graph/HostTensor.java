@@ -78,6 +78,15 @@ public final class HostTensor implements GraphTensor {
         return new HostTensor(shape, type, strides, StorageType.SYSTEM, data, null);
     }
 
+    /**
+     * Wraps memory with explicit byte strides that {@code owner} frees when the tensor is closed (a network
+     * receiver hands out the buffer a message arrived in this way).
+     */
+    public static HostTensor wrap(MemorySegment data, DataType type, long[] shape, long[] strides,
+                                  AutoCloseable owner) {
+        return new HostTensor(shape, type, strides, StorageType.SYSTEM, data, owner);
+    }
+
     /** A float32 tensor holding a copy of {@code values} in GC-managed memory. */
     public static HostTensor of(float[] values, long... shape) {
         MemorySegment seg = Arena.ofAuto().allocate((long) values.length * 4, 4);

@@ -62,6 +62,11 @@ public abstract class Receiver extends Component {
         return arrived.get();
     }
 
+    /** Counts a message a receiver took in by itself (a network receiver), as the runtime's delivery does. */
+    protected final void countArrival() {
+        arrived.incrementAndGet();
+    }
+
     final void deliver(Message m) {
         arrived.incrementAndGet();
         push(m);

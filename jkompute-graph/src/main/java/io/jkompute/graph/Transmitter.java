@@ -56,6 +56,15 @@ public abstract class Transmitter extends Component {
         return targetView;
     }
 
+    /**
+     * Free places in the queue of a receiver in another process, or -1 when this transmitter is not a network
+     * link (then its connected receivers are checked). Network transmitters override this so
+     * {@code DownstreamReceptiveSchedulingTerm} holds the sender back across the link as it does inside a process.
+     */
+    public int remoteRoom() {
+        return -1;
+    }
+
     /** Messages published so far. */
     public final long publishedCount() {
         return published;

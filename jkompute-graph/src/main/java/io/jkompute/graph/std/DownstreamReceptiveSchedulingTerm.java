@@ -26,10 +26,14 @@ public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
     @Override
     public SchedulingCondition check(long now) {
         List<Receiver> targets = transmitter.get().targets();
-        if (targets.isEmpty()) {
-            return SchedulingCondition.NEVER;
-        }
         long min = minSize.get();
+        if (targets.isEmpty()) {
+            int remote = transmitter.get().remoteRoom();
+            if (remote < 0) {
+                return SchedulingCondition.NEVER;
+            }
+            return remote >= min ? SchedulingCondition.ready(now) : SchedulingCondition.WAIT;
+        }
         for (Receiver r : targets) {
             if (r.backSize() + min > (long) r.capacity() - r.size()) {
                 return SchedulingCondition.WAIT;
@@ -41,6 +45,11 @@ public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
     @Override
     public String describeState(long now) {
         StringBuilder sb = new StringBuilder(check(now).toString());
+        if (transmitter.get().targets().isEmpty() && transmitter.get().remoteRoom() >= 0) {
+            return sb.append(": room for ").append(minSize.get()).append(" needed across the link of '")
+                    .append(transmitter.get().path()).append("', ").append(transmitter.get().remoteRoom())
+                    .append(" free").toString();
+        }
         if (transmitter.get().targets().isEmpty()) {
             return sb.append(": '").append(transmitter.get().path()).append("' is not connected").toString();
         }

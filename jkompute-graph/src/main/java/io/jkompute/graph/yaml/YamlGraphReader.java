@@ -40,9 +40,12 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 public final class YamlGraphReader {
     private static final Logger LOG = LoggerFactory.getLogger(YamlGraphReader.class);
     private static final int MAX_NESTING = 64;
-    /** GXF document kinds that describe tooling, not the graph; read and ignored. */
+    /**
+     * GXF document kinds that describe tooling, not the graph; read and ignored. {@code fragments} (jkompute-net's
+     * split of an app over processes) is ignored too, so a fragmented app also runs whole in one process.
+     */
     private static final Set<String> IGNORED_DOCUMENTS = Set.of("dependencies", "interfaces", "prerequisites",
-            "EntityGroups", "start_order");
+            "EntityGroups", "start_order", "fragments");
 
     private final Graph graph;
 

@@ -1,0 +1,418 @@
+package io.jkompute.net;
+
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.aeron.logbuffer.Header;
+import io.jkompute.graph.Component;
+import io.jkompute.graph.GraphExecutionException;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Parameter;
+import io.jkompute.graph.ParameterTypes;
+import io.jkompute.graph.QueueOverflowException;
+import io.jkompute.graph.QueuePolicy;
+import io.jkompute.graph.Registrar;
+import io.jkompute.graph.RunListener;
+import io.jkompute.graph.RunResult;
+import io.jkompute.graph.Transmitter;
+import io.jkompute.graph.internal.StagingQueue;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.charset.StandardCharsets;
+import java.util.concurrent.ThreadLocalRandom;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.BackoffIdleStrategy;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.UnsafeBuffer;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * GXF's {@code nvidia::gxf::UcxTransmitter}: publishing on it sends the message to a {@link UcxReceiver} in
+ * another process. Parameters as GXF's: {@code capacity} (1), {@code policy} (2) of the local queue,
+ * {@code receiver_address} ("0.0.0.0" = this host), {@code port} (13337), {@code local_address} ("0.0.0.0"),
+ * {@code local_port} (0: any; where the receiver's credits and heartbeats come back), {@code buffer} (optional
+ * here), {@code maximum_connection_retries} (200, each {@code jkompute.net.retryMs} = 500 ms).
+ *
+ * <p>After each tick the published messages are encoded ({@link WireFormat}) and sent in order. When the remote
+ * queue has policy 2 and is full, sending waits for room (the sender is held back; a
+ * {@code DownstreamReceptiveSchedulingTerm} on this transmitter sees the remote room through
+ * {@link #remoteRoom()}); with policy 0 or 1 the remote queue drops and counts. Closing waits until the receiver
+ * has every message sent, so nothing is lost on a healthy link.
+ */
+public class UcxTransmitter extends Transmitter implements RunListener {
+    private static final Logger LOG = LoggerFactory.getLogger(UcxTransmitter.class);
+
+    private NetSettings settings;
+    private Parameter<String> receiverAddress;
+    private Parameter<Long> port;
+    private Parameter<String> localAddress;
+    private Parameter<Long> localPort;
+    private Parameter<UcxSerializationBuffer> buffer;
+    private Parameter<Long> retries;
+    private Parameter<Component> asyncTerm;
+
+    private StagingQueue queue;
+    private AeronTransport transport;
+    private Publication data;
+    private Subscription control;
+    private Thread poller;
+    private volatile boolean running;
+    private String target;
+    private long linkId;
+    private int controlPort;
+
+    private volatile boolean welcomed;
+    private volatile int remoteCapacity;
+    private volatile QueuePolicy remotePolicy = QueuePolicy.FAULT;
+    private volatile long freed;
+    private volatile long delivered;
+    private volatile long remoteDropped;
+    private volatile long lastHeardNs;
+    private volatile boolean peerClosed;
+    private volatile String peer;
+    private volatile String failure;
+    private volatile long sent;
+    private long bytes;
+    private long startNs;
+
+    private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
+    private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
+    private int chunkBytes;
+
+    @Override
+    protected void registerInterface(Registrar r) {
+        settings = NetSettings.queue(r, 1);
+        receiverAddress = r.parameter("receiver_address", ParameterTypes.STRING, "address of the UcxReceiver",
+                "0.0.0.0");
+        port = r.parameter("port", ParameterTypes.UINT64, "port of the UcxReceiver", 13337L);
+        localAddress = r.parameter("local_address", ParameterTypes.STRING, "local address for the return path",
+                "0.0.0.0");
+        localPort = r.parameter("local_port", ParameterTypes.UINT64, "local port for the return path (0: any)", 0L);
+        buffer = r.optionalHandle("buffer", UcxSerializationBuffer.class, "serialization buffer (GXF)");
+        retries = r.parameter("maximum_connection_retries", ParameterTypes.UINT64,
+                "connection attempts (each jkompute.net.retryMs, 500 ms)", 200L);
+        asyncTerm = r.optionalHandle("async_scheduling_term", Component.class, "GXF's async term (not needed)");
+    }
+
+    @Override
+    protected void initialize() {
+        queue = settings.createQueue(this);
+        int p = NetSettings.port(this, "port", port.get(), false);
+        int lp = NetSettings.port(this, "local_port", localPort.get(), true);
+        if (retries.get() < 1) {
+            throw NetSettings.bad(this, "maximum_connection_retries", "must be at least 1");
+        }
+        String host = Frames.connectHost(receiverAddress.get());
+        target = host + ":" + p;
+        peer = "UcxReceiver at " + target;
+        String local = localAddress.get().isBlank() ? "0.0.0.0" : localAddress.get();
+        transport = AeronTransport.acquire();
+        try {
+            control = transport.aeron().addSubscription(Frames.udp(local, lp), Frames.CONTROL_STREAM);
+            String resolved = null;
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while ((resolved = control.tryResolveChannelEndpointPort()) == null && System.nanoTime() < deadline) {
+                Thread.sleep(1);
+            }
+            if (resolved == null) {
+                throw new IllegalStateException("the return path on " + local + ":" + lp + " did not open");
+            }
+            controlPort = Integer.parseInt(resolved.substring(resolved.lastIndexOf('=') + 1)
+                    .replaceAll(".*:", "").replaceAll("[^0-9].*", ""));
+            data = transport.aeron().addPublication(Frames.udp(host, p), Frames.DATA_STREAM);
+        } catch (RuntimeException | InterruptedException e) {
+            close0();
+            throw NetSettings.bad(this, "receiver_address", "cannot open the link to " + target + ": " + e);
+        }
+        chunkBytes = Math.min(data.maxMessageLength(), 64 * 1024) - Frames.HEADER;
+        linkId = ThreadLocalRandom.current().nextLong();
+        startNs = System.nanoTime();
+        running = true;
+        poller = new Thread(this::poll, "jkompute-net-tx " + path());
+        poller.setDaemon(true);
+        poller.start();
+    }
+
+    private void poll() {
+        IdleStrategy idle = new BackoffIdleStrategy(100, 100, 1_000, 100_000);
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 1024]);
+        byte[] me = path().getBytes(StandardCharsets.UTF_8);
+        int n = Math.min(me.length, 1024);
+        long lastBeat = 0;
+        long maxWait = retries.get() * NetSettings.RETRY_NS;
+        try {
+            while (running) {
+                int work = control.poll(this::onControl, 64);
+                long now = System.nanoTime();
+                if (!welcomed) {
+                    if (now - lastBeat > 100_000_000L && data.isConnected()) {
+                        Frames.header(f, Frames.HELLO, 0, linkId, controlPort, 0, 0);
+                        f.putBytes(Frames.HEADER, me, 0, n);
+                        if (data.offer(f, 0, Frames.HEADER + n) > 0) {
+                            lastBeat = now;
+                        }
+                    }
+                    if (failure == null && now - startNs > maxWait) {
+                        lose("no UcxReceiver answered at " + target + " after " + retries.get()
+                                + " connection retries of " + NetSettings.RETRY_NS / 1_000_000 + " ms");
+                    }
+                } else {
+                    if (now - lastBeat > NetSettings.HEARTBEAT_NS) {
+                        Frames.header(f, Frames.HEARTBEAT, 0, sent, 0, 0, 0);
+                        if (data.offer(f, 0, Frames.HEADER) > 0) {
+                            lastBeat = now;
+                        }
+                    }
+                    if (!peerClosed && failure == null && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
+                        lose("no heartbeat for " + (now - lastHeardNs) / 1_000_000 + " ms (the receiving process "
+                                + "ended or the network is cut)");
+                    }
+                }
+                idle.idle(work);
+            }
+        } catch (RuntimeException | Error e) {
+            if (running) {
+                lose(e.toString());
+                LOG.error("{}: link failed", path(), e);
+            }
+        }
+    }
+
+    private void onControl(DirectBuffer b, int offset, int length, Header header) {
+        int type = Frames.type(b, offset, length);
+        lastHeardNs = System.nanoTime();
+        switch (type) {
+            case Frames.WELCOME -> {
+                if (welcomed) {
+                    return;
+                }
+                remoteCapacity = (int) Frames.a(b, offset);
+                remotePolicy = QueuePolicy.values()[(int) Frames.b(b, offset)];
+                freed = Frames.c(b, offset);
+                String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER, length - Frames.HEADER);
+                peer = "UcxReceiver '" + who + "' at " + target;
+                welcomed = true;
+                LOG.debug("{}: linked to {} (capacity {}, policy {})", path(), peer, remoteCapacity, remotePolicy);
+            }
+            case Frames.CREDIT, Frames.BYE -> {
+                freed = Math.max(freed, Frames.a(b, offset));
+                delivered = Math.max(delivered, Frames.b(b, offset));
+                remoteDropped = Math.max(remoteDropped, Frames.c(b, offset));
+                if (type == Frames.BYE) {
+                    peerClosed = true;
+                }
+            }
+            default -> {
+                return;
+            }
+        }
+        graph().notify(entity());
+    }
+
+    private void lose(String why) {
+        if (failure != null) {
+            return;
+        }
+        failure = "UcxTransmitter '" + path() + "' lost its link to " + peer + ": " + why + "; " + linkStatistics();
+        LOG.error(failure);
+        graph().fail(new GraphExecutionException(entity().name(), name(), failure, null));
+        graph().notify(entity());
+    }
+
+    private GraphExecutionException failed() {
+        return new GraphExecutionException(entity().name(), name(), failure, null);
+    }
+
+    /** Places free in the remote queue (0 until the receiver answered); the sender's back-pressure. */
+    @Override
+    public int remoteRoom() {
+        if (!welcomed) {
+            return 0;
+        }
+        if (remotePolicy != QueuePolicy.FAULT) {
+            return Integer.MAX_VALUE;
+        }
+        long inflight = sent + queue.size() + queue.backSize() - freed;
+        return (int) Math.max(0, remoteCapacity - inflight);
+    }
+
+    @Override
+    protected void sync() {
+        try {
+            queue.sync();
+        } catch (StagingQueue.Overflow o) {
+            throw overflow(o);
+        }
+        Message m;
+        while ((m = queue.pop()) != null) {
+            try {
+                send(m);
+            } finally {
+                m.release();
+            }
+        }
+    }
+
+    private void send(Message m) {
+        IdleStrategy idle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
+        while (!welcomed) {
+            if (failure != null) {
+                throw failed();
+            }
+            idle.idle();
+        }
+        if (remotePolicy == QueuePolicy.FAULT) {
+            while (sent - freed >= remoteCapacity) {
+                if (failure != null) {
+                    throw failed();
+                }
+                if (peerClosed) {
+                    throw new GraphExecutionException(entity().name(), name(), "UcxTransmitter '" + path()
+                            + "': " + peer + " closed the link while messages were still to send; "
+                            + linkStatistics(), null);
+                }
+                idle.idle();
+            }
+        }
+        long seq = sent + 1;
+        try (Arena staging = Arena.ofConfined()) {
+            WireFormat.Encoded e = WireFormat.encode(m, staging);
+            int nparts = e.parts().size();
+            for (int i = 0; i < nparts; i++) {
+                WireFormat.Part part = e.parts().get(i);
+                MemorySegment seg = part.bytes();
+                long len = seg.byteSize();
+                long pos = 0;
+                do {
+                    int n = (int) Math.min(chunkBytes, len - pos);
+                    boolean last = i == nparts - 1 && pos + n == len;
+                    Frames.header(frame, Frames.DATA, last ? Frames.FLAG_LAST : 0, seq, e.messageBytes(),
+                            part.offset() + pos, 0);
+                    MemorySegment chunk = seg.asSlice(pos, n);
+                    payloadView.wrap(chunk.asByteBuffer());
+                    offer(idle, n);
+                    pos += n;
+                } while (pos < len);
+            }
+            bytes += e.messageBytes();
+        }
+        sent = seq;
+    }
+
+    private void offer(IdleStrategy idle, int n) {
+        idle.reset();
+        while (true) {
+            long r = n == 0 ? data.offer(frame, 0, Frames.HEADER)
+                    : data.offer(frame, 0, Frames.HEADER, payloadView, 0, n);
+            if (r > 0) {
+                return;
+            }
+            if (failure != null) {
+                throw failed();
+            }
+            if (r == Publication.CLOSED || r == Publication.MAX_POSITION_EXCEEDED) {
+                throw new GraphExecutionException(entity().name(), name(), "UcxTransmitter '" + path()
+                        + "': the link to " + peer + " is closed (" + r + "); " + linkStatistics(), null);
+            }
+            idle.idle();
+        }
+    }
+
+    private QueueOverflowException overflow(StagingQueue.Overflow o) {
+        return new QueueOverflowException(entity().name(), name(), "transmitter '" + path()
+                + "' overflowed: " + o.getMessage() + ", policy 2 (fault); publish at most " + capacity()
+                + " message(s) per tick or raise its capacity");
+    }
+
+    /** What crossed the link so far. */
+    public LinkStatistics linkStatistics() {
+        long d = remoteDropped;
+        return new LinkStatistics("'" + path() + "' → " + peer, sent, delivered - d, d, bytes);
+    }
+
+    @Override
+    public void runFinished(RunResult result) {
+        LOG.info("link {}", linkStatistics());
+    }
+
+    @Override
+    protected void deinitialize() {
+        // nothing lost on a healthy link: wait until the receiver has every message
+        if (running && welcomed && failure == null) {
+            long deadline = System.nanoTime() + 30_000_000_000L;
+            while (delivered < sent && failure == null && !peerClosed && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(1);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
+            if (delivered < sent) {
+                LOG.warn("{}: closing with {} of {} messages confirmed by {}", path(), delivered, sent, peer);
+            }
+        }
+        running = false;
+        if (poller != null) {
+            try {
+                poller.join(5000);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+        if (data != null && welcomed) {
+            Frames.header(frame, Frames.BYE, 0, sent, 0, 0, 0);
+            for (int i = 0; i < 100 && data.offer(frame, 0, Frames.HEADER) < 0; i++) {
+                Thread.yield();
+            }
+        }
+        close0();
+        if (queue != null) {
+            queue.clear();
+        }
+    }
+
+    private void close0() {
+        if (data != null) {
+            data.close();
+            data = null;
+        }
+        if (control != null) {
+            control.close();
+            control = null;
+        }
+        if (transport != null) {
+            transport.release();
+            transport = null;
+        }
+    }
+
+    @Override
+    public int size() {
+        return queue.size();
+    }
+
+    @Override
+    public int backSize() {
+        return queue.backSize();
+    }
+
+    @Override
+    public int capacity() {
+        return queue.capacity();
+    }
+
+    @Override
+    protected Message pop() {
+        return null;
+    }
+
+    @Override
+    protected void push(Message message) {
+        try {
+            queue.push(message);
+        } catch (StagingQueue.Overflow o) {
+            throw overflow(o);
+        }
+    }
+}

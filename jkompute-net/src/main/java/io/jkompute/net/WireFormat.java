@@ -1,0 +1,390 @@
+package io.jkompute.net;
+
+import io.jkompute.DataType;
+import io.jkompute.graph.DeviceTensor;
+import io.jkompute.graph.GraphTensor;
+import io.jkompute.graph.HostTensor;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Timestamp;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The documented fixed binary layout of one message on the wire (little-endian, version {@value #VERSION}).
+ *
+ * <pre>
+ * message   := header payload*
+ * header    := u32 magic 0x4D4E4B4A ("JKNM")  u16 version  u16 componentCount
+ *              u64 messageBytes (header + payloads, padding included)  u32 headerBytes  u32 reserved(0)
+ *              component*                      (then zero padding to a multiple of 64)
+ * component := u8 kind  u8 reserved(0)  u16 nameBytes  name(UTF-8)  body
+ *   kind 1 timestamp    body := i64 pubtime  i64 acqtime
+ *   kind 2 host tensor  body := tensor
+ *   kind 3 device tensor body := tensor      (staged once through host memory by the sender)
+ *   kind 4 string       body := u32 bytes  UTF-8
+ * tensor    := u8 dtype  u8 storage(0 host, 1 system, 2 device)  u8 rank  u8 reserved(0)
+ *              i64 shape[rank]  i64 strides[rank] (bytes)  u64 payloadOffset (from message start, 64-aligned)
+ *              (0 when payloadBytes is 0)  u64 payloadBytes (the strided extent: Σ (shape[i]−1)·strides[i] + element size; 0 when empty)
+ * dtype     := 1 bool 2 int8 3 uint8 4 int16 5 uint16 6 int32 7 uint32 8 int64 9 uint64 10 float16 11 float32
+ *              12 float64
+ * </pre>
+ *
+ * Host tensors travel with their strides and arrive as {@link HostTensor}s with the same shape, dtype and strides;
+ * device tensors arrive dense, on the receiver's device when it has one (else as host tensors). Any other
+ * component type is refused with a clear error.
+ */
+public final class WireFormat {
+    public static final int MAGIC = 0x4D4E4B4A;
+    public static final int VERSION = 1;
+    public static final int HEADER_FIXED = 24;
+    static final int ALIGN = 64;
+    static final int KIND_TIMESTAMP = 1;
+    static final int KIND_HOST_TENSOR = 2;
+    static final int KIND_DEVICE_TENSOR = 3;
+    static final int KIND_STRING = 4;
+
+    private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
+    private static final DataType[] CODES = {null, DataType.BOOL, DataType.INT8, DataType.UINT8, DataType.INT16,
+            DataType.UINT16, DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64, DataType.FLOAT16,
+            DataType.FLOAT32, DataType.FLOAT64};
+
+    /** A message that does not follow the layout (bad magic, other version, truncated, unknown codes). */
+    public static final class FormatException extends RuntimeException {
+        public FormatException(String message) {
+            super(message);
+        }
+    }
+
+    /** Makes device tensors on the receiving side; returns null to keep the data on the host. */
+    @FunctionalInterface
+    public interface DeviceFactory {
+        GraphTensor create(DataType type, long[] shape, MemorySegment bytes);
+    }
+
+    /** One piece of an encoded message: bytes to place at {@code offset} of the message. */
+    public record Part(long offset, MemorySegment bytes) {
+    }
+
+    /** An encoded message: its length and the parts (header first) that make it up; padding is implicit zeros. */
+    public record Encoded(long messageBytes, List<Part> parts) {
+        /** The whole message in one segment (tests, small messages). */
+        public MemorySegment toSegment(Arena arena) {
+            MemorySegment out = arena.allocate(Math.max(1, messageBytes), ALIGN).asSlice(0, messageBytes);
+            for (Part p : parts) {
+                MemorySegment.copy(p.bytes, 0, out, p.offset, p.bytes.byteSize());
+            }
+            return out;
+        }
+    }
+
+    private WireFormat() {
+    }
+
+    static int code(DataType t) {
+        for (int i = 1; i < CODES.length; i++) {
+            if (CODES[i] == t) {
+                return i;
+            }
+        }
+        throw new IllegalArgumentException("data type " + t + " has no wire code");
+    }
+
+    /**
+     * Encodes a message. Host tensors are referenced in place (not copied); device tensors are read back once into
+     * {@code staging}. The header is written into a segment from {@code staging}.
+     */
+    public static Encoded encode(Message m, Arena staging) {
+        List<String> names = new ArrayList<>();
+        List<Object> values = new ArrayList<>();
+        m.forEach((n, v) -> {
+            names.add(n);
+            values.add(v);
+        });
+        if (values.size() > 0xFFFF) {
+            throw new IllegalArgumentException("a message of " + values.size() + " components is too large");
+        }
+        byte[][] nameBytes = new byte[values.size()][];
+        long headerLen = HEADER_FIXED;
+        for (int i = 0; i < values.size(); i++) {
+            nameBytes[i] = names.get(i).getBytes(StandardCharsets.UTF_8);
+            if (nameBytes[i].length > 0xFFFF) {
+                throw new IllegalArgumentException("component name longer than 65535 bytes");
+            }
+            headerLen += 4 + nameBytes[i].length;
+            Object v = values.get(i);
+            if (v instanceof Timestamp) {
+                headerLen += 16;
+            } else if (v instanceof GraphTensor t) {
+                headerLen += 4 + 16L * t.shape().length + 16;
+            } else if (v instanceof String s) {
+                headerLen += 4 + s.getBytes(StandardCharsets.UTF_8).length;
+            } else {
+                throw new IllegalArgumentException("component '" + names.get(i) + "' of type "
+                        + v.getClass().getName() + " cannot cross a process boundary: the wire carries timestamps, "
+                        + "host and device tensors and strings");
+            }
+        }
+        long headerPadded = align(headerLen);
+        MemorySegment h = staging.allocate(headerLen, 8);
+        List<Part> parts = new ArrayList<>(1 + values.size());
+        parts.add(new Part(0, h));
+        long pos = HEADER_FIXED;
+        long payloadAt = headerPadded;
+        for (int i = 0; i < values.size(); i++) {
+            Object v = values.get(i);
+            int kind = v instanceof Timestamp ? KIND_TIMESTAMP : v instanceof HostTensor ? KIND_HOST_TENSOR
+                    : v instanceof GraphTensor ? KIND_DEVICE_TENSOR : KIND_STRING;
+            h.set(ValueLayout.JAVA_BYTE, pos, (byte) kind);
+            h.set(ValueLayout.JAVA_BYTE, pos + 1, (byte) 0);
+            h.set(U16, pos + 2, (short) nameBytes[i].length);
+            MemorySegment.copy(MemorySegment.ofArray(nameBytes[i]), 0, h, pos + 4, nameBytes[i].length);
+            pos += 4 + nameBytes[i].length;
+            switch (v) {
+                case Timestamp ts -> {
+                    h.set(I64, pos, ts.pubtime());
+                    h.set(I64, pos + 8, ts.acqtime());
+                    pos += 16;
+                }
+                case GraphTensor t -> {
+                    long[] shape = t.shape();
+                    long[] strides;
+                    MemorySegment bytes;
+                    int storage;
+                    if (t instanceof HostTensor ht) {
+                        strides = ht.strides();
+                        long extent = extent(shape, strides, t.dataType().byteSize());
+                        bytes = ht.data().asSlice(0, extent);
+                        storage = ht.storage() == io.jkompute.graph.StorageType.SYSTEM ? 1 : 0;
+                    } else {
+                        strides = io.jkompute.graph.GraphTensor.denseStrides(shape, t.dataType().byteSize());
+                        bytes = t.toHost(staging).asSlice(0, t.byteSize());
+                        storage = 2;
+                    }
+                    if (shape.length > 255) {
+                        throw new IllegalArgumentException("tensor '" + names.get(i) + "' has rank " + shape.length
+                                + "; the wire carries at most 255");
+                    }
+                    h.set(ValueLayout.JAVA_BYTE, pos, (byte) code(t.dataType()));
+                    h.set(ValueLayout.JAVA_BYTE, pos + 1, (byte) storage);
+                    h.set(ValueLayout.JAVA_BYTE, pos + 2, (byte) shape.length);
+                    h.set(ValueLayout.JAVA_BYTE, pos + 3, (byte) 0);
+                    pos += 4;
+                    for (long d : shape) {
+                        h.set(I64, pos, d);
+                        pos += 8;
+                    }
+                    for (long s : strides) {
+                        h.set(I64, pos, s);
+                        pos += 8;
+                    }
+                    h.set(I64, pos, bytes.byteSize() == 0 ? 0 : payloadAt);
+                    h.set(I64, pos + 8, bytes.byteSize());
+                    pos += 16;
+                    if (bytes.byteSize() > 0) {
+                        parts.add(new Part(payloadAt, bytes));
+                    }
+                    if (bytes.byteSize() > 0) {
+                        payloadAt = align(payloadAt + bytes.byteSize());
+                    }
+                }
+                case String s -> {
+                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
+                    h.set(U32, pos, b.length);
+                    MemorySegment.copy(MemorySegment.ofArray(b), 0, h, pos + 4, b.length);
+                    pos += 4 + b.length;
+                }
+                default -> throw new AssertionError();
+            }
+        }
+        long total = payloadAt;
+        if (parts.size() > 1) {
+            Part last = parts.get(parts.size() - 1);
+            total = last.offset + last.bytes.byteSize();
+        } else {
+            total = headerLen;
+        }
+        h.set(U32, 0, MAGIC);
+        h.set(U16, 4, (short) VERSION);
+        h.set(U16, 6, (short) values.size());
+        h.set(I64, 8, total);
+        h.set(U32, 16, (int) headerLen);
+        h.set(U32, 20, 0);
+        return new Encoded(total, parts);
+    }
+
+    /** Decodes a whole message; host tensors keep referring to {@code bytes} (which must stay alive). */
+    public static Message decode(MemorySegment bytes, DeviceFactory devices) {
+        return decode(bytes, devices, null);
+    }
+
+    /**
+     * Decodes a whole message whose bytes live in {@code arena}: host tensors keep referring to them and the arena
+     * closes when the last of them is closed (at once when none refers to it).
+     */
+    public static Message decode(MemorySegment bytes, DeviceFactory devices, Arena arena) {
+        java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
+        AutoCloseable drop = arena == null ? null : () -> {
+            if (users.decrementAndGet() == 0) {
+                arena.close();
+            }
+        };
+        try {
+            return decode0(bytes, devices, drop, users);
+        } finally {
+            if (drop != null) {
+                try {
+                    drop.close();
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+        }
+    }
+
+    private static Message decode0(MemorySegment bytes, DeviceFactory devices, AutoCloseable drop,
+                                   java.util.concurrent.atomic.AtomicInteger users) {
+        long n = bytes.byteSize();
+        if (n < HEADER_FIXED) {
+            throw new FormatException("message of " + n + " bytes is shorter than the " + HEADER_FIXED
+                    + "-byte header");
+        }
+        int magic = bytes.get(U32, 0);
+        if (magic != MAGIC) {
+            throw new FormatException(String.format("not a jkompute message: magic 0x%08x, expected 0x%08x", magic,
+                    MAGIC));
+        }
+        int version = Short.toUnsignedInt(bytes.get(U16, 4));
+        if (version != VERSION) {
+            throw new FormatException("the peer sent wire format version " + version + "; this build reads version "
+                    + VERSION + " (run the same jkompute version on both ends)");
+        }
+        int count = Short.toUnsignedInt(bytes.get(U16, 6));
+        long total = bytes.get(I64, 8);
+        long headerLen = Integer.toUnsignedLong(bytes.get(U32, 16));
+        if (total != n || headerLen > n) {
+            throw new FormatException("message says " + total + " bytes (header " + headerLen + "), got " + n);
+        }
+        Message m = Message.create();
+        boolean ok = false;
+        try {
+            long pos = HEADER_FIXED;
+            for (int i = 0; i < count; i++) {
+                need(pos + 4, headerLen);
+                int kind = bytes.get(ValueLayout.JAVA_BYTE, pos);
+                int nameLen = Short.toUnsignedInt(bytes.get(U16, pos + 2));
+                need(pos + 4 + nameLen, headerLen);
+                String name = new String(bytes.asSlice(pos + 4, nameLen).toArray(ValueLayout.JAVA_BYTE),
+                        StandardCharsets.UTF_8);
+                pos += 4 + nameLen;
+                switch (kind) {
+                    case KIND_TIMESTAMP -> {
+                        need(pos + 16, headerLen);
+                        m.add(name, new Timestamp(bytes.get(I64, pos), bytes.get(I64, pos + 8)));
+                        pos += 16;
+                    }
+                    case KIND_HOST_TENSOR, KIND_DEVICE_TENSOR -> {
+                        need(pos + 4, headerLen);
+                        int code = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos));
+                        int rank = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos + 2));
+                        if (code == 0 || code >= CODES.length) {
+                            throw new FormatException("component '" + name + "': unknown dtype code " + code);
+                        }
+                        DataType type = CODES[code];
+                        pos += 4;
+                        need(pos + 16L * rank + 16, headerLen);
+                        long[] shape = new long[rank];
+                        long[] strides = new long[rank];
+                        for (int d = 0; d < rank; d++) {
+                            shape[d] = bytes.get(I64, pos + 8L * d);
+                            strides[d] = bytes.get(I64, pos + 8L * (rank + d));
+                        }
+                        pos += 16L * rank;
+                        long off = bytes.get(I64, pos);
+                        long len = bytes.get(I64, pos + 8);
+                        pos += 16;
+                        if (len == 0) {
+                            off = 0;
+                        } else if (off < headerLen || len < 0 || off + len > n) {
+                            throw new FormatException("component '" + name + "': payload [" + off + ", +" + len
+                                    + ") outside the " + n + "-byte message");
+                        }
+                        MemorySegment data = bytes.asSlice(off, len);
+                        GraphTensor t = null;
+                        if (kind == KIND_DEVICE_TENSOR && devices != null) {
+                            t = devices.create(type, shape, data);
+                        }
+                        if (t == null && drop == null) {
+                            t = HostTensor.wrap(data, type, shape, strides);
+                        } else if (t == null) {
+                            users.incrementAndGet();
+                            java.util.concurrent.atomic.AtomicBoolean once = new java.util.concurrent.atomic.AtomicBoolean();
+                            t = HostTensor.wrap(data, type, shape, strides, () -> {
+                                if (once.compareAndSet(false, true)) {
+                                    drop.close();
+                                }
+                            });
+                        }
+                        m.add(name, t);
+                    }
+                    case KIND_STRING -> {
+                        need(pos + 4, headerLen);
+                        int len = bytes.get(U32, pos);
+                        need(pos + 4 + len, headerLen);
+                        m.add(name, new String(bytes.asSlice(pos + 4, len).toArray(ValueLayout.JAVA_BYTE),
+                                StandardCharsets.UTF_8));
+                        pos += 4 + len;
+                    }
+                    default -> throw new FormatException("component '" + name + "': unknown kind " + kind);
+                }
+            }
+            ok = true;
+            return m;
+        } finally {
+            if (!ok) {
+                m.release();
+            }
+        }
+    }
+
+    /** Makes a device tensor on {@code manager}'s GPU holding {@code bytes} (dense). */
+    static GraphTensor onDevice(io.jkompute.Manager manager, DataType type, long[] shape, MemorySegment bytes) {
+        DeviceTensor t = DeviceTensor.of(manager.tensor(type, shape));
+        try {
+            t.upload(bytes);
+            return t;
+        } catch (RuntimeException e) {
+            t.close();
+            throw e;
+        }
+    }
+
+    private static void need(long end, long headerLen) {
+        if (end > headerLen) {
+            throw new FormatException("header truncated: needs " + end + " bytes, has " + headerLen);
+        }
+    }
+
+    static long extent(long[] shape, long[] strides, int elementSize) {
+        long n = 1;
+        long extent = 0;
+        for (int i = 0; i < shape.length; i++) {
+            n *= shape[i];
+            if (strides[i] < 0) {
+                throw new IllegalArgumentException("negative strides cannot be sent");
+            }
+            extent += (shape[i] - 1) * strides[i];
+        }
+        return n == 0 ? 0 : extent + elementSize;
+    }
+
+    static long align(long v) {
+        return (v + ALIGN - 1) & -ALIGN;
+    }
+}

@@ -1,0 +1,103 @@
+package io.jkompute.net.fragment;
+
+import java.nio.charset.StandardCharsets;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * A message between the fragment driver and its workers: a type and text fields, sent as UTF-8 lines
+ * ({@code TYPE}, then {@code key=value} with {@code \\}, newline and CR escaped). Small and readable in a packet dump.
+ */
+public record ControlMessage(Type type, Map<String, String> fields) {
+    /** The phases of a distributed run, in order, plus liveness and the end. */
+    public enum Type {
+        /** worker → driver: id, requested fragments, control endpoint, address, free ports, app digest. */
+        REGISTER,
+        /** driver → worker: the worker was refused (error). */
+        REJECT,
+        /** driver → worker: its fragments and every remote receiver's endpoint. */
+        ASSIGN,
+        /** worker → driver: a fragment's graph is loaded and activated. */
+        LOADED,
+        /** driver → worker: run. */
+        START,
+        /** worker → driver: a fragment's run ended (reason, detail, duration, statistics JSON). */
+        DONE,
+        /** worker → driver: a fragment failed (phase load or run, error). */
+        FAILED,
+        /** driver → worker: stop every fragment and exit (abort=true when another fragment failed). */
+        STOP,
+        /** worker → driver: stopped, exiting. */
+        BYE,
+        /** both ways, every 100 ms. */
+        HEARTBEAT
+    }
+
+    public ControlMessage {
+        fields = Map.copyOf(fields);
+    }
+
+    public static ControlMessage of(Type type, String... keyValues) {
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 0; i + 1 < keyValues.length; i += 2) {
+            if (keyValues[i + 1] != null) {
+                m.put(keyValues[i], keyValues[i + 1]);
+            }
+        }
+        return new ControlMessage(type, m);
+    }
+
+    public String get(String key) {
+        return fields.get(key);
+    }
+
+    public String get(String key, String dflt) {
+        return fields.getOrDefault(key, dflt);
+    }
+
+    public byte[] encode() {
+        StringBuilder sb = new StringBuilder(type.name());
+        for (Map.Entry<String, String> e : fields.entrySet()) {
+            sb.append('\n').append(e.getKey()).append('=');
+            String v = e.getValue();
+            for (int i = 0; i < v.length(); i++) {
+                char c = v.charAt(i);
+                switch (c) {
+                    case '\\' -> sb.append("\\\\");
+                    case '\n' -> sb.append("\\n");
+                    case '\r' -> sb.append("\\r");
+                    default -> sb.append(c);
+                }
+            }
+        }
+        return sb.toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    public static ControlMessage decode(byte[] bytes, int offset, int length) {
+        String s = new String(bytes, offset, length, StandardCharsets.UTF_8);
+        String[] lines = s.split("\n", -1);
+        Type type = Type.valueOf(lines[0]);
+        Map<String, String> m = new LinkedHashMap<>();
+        for (int i = 1; i < lines.length; i++) {
+            int eq = lines[i].indexOf('=');
+            String v = lines[i].substring(eq + 1);
+            StringBuilder sb = new StringBuilder(v.length());
+            for (int j = 0; j < v.length(); j++) {
+                char c = v.charAt(j);
+                if (c == '\\' && j + 1 < v.length()) {
+                    char n = v.charAt(++j);
+                    sb.append(n == 'n' ? '\n' : n == 'r' ? '\r' : n);
+                } else {
+                    sb.append(c);
+                }
+            }
+            m.put(lines[i].substring(0, eq), sb.toString());
+        }
+        return new ControlMessage(type, m);
+    }
+
+    @Override
+    public String toString() {
+        return type + fields.toString();
+    }
+}

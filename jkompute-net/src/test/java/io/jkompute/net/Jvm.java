@@ -1,0 +1,126 @@
+package io.jkompute.net;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.UncheckedIOException;
+import java.net.DatagramSocket;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** A child JVM running {@link RunGraph} (or another main) for the multi-process tests; output captured. */
+final class Jvm implements AutoCloseable {
+    final String name;
+    final Process process;
+    private final List<String> lines = new ArrayList<>();
+    private final Thread reader;
+
+    private Jvm(String name, Process p) {
+        this.name = name;
+        this.process = p;
+        reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                    StandardCharsets.UTF_8))) {
+                String l;
+                while ((l = r.readLine()) != null) {
+                    synchronized (lines) {
+                        lines.add(l);
+                        lines.notifyAll();
+                    }
+                }
+            } catch (IOException e) {
+                // process gone
+            }
+        }, "jvm-output " + name);
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    static String classPath() {
+        String cp = System.getProperty("surefire.test.class.path");
+        return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
+    }
+
+    /** Starts {@code main} with {@code args} in a new JVM with Aeron's flags. */
+    static Jvm start(String name, List<String> jvmArgs, String main, String... args) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse("java"));
+        cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
+                "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
+                "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", classPath(), main));
+        cmd.addAll(List.of(args));
+        try {
+            return new Jvm(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static Jvm graph(String name, String... args) {
+        return start(name, List.of(), RunGraph.class.getName(), args);
+    }
+
+    /** Waits for the process to end; returns its exit status (or fails the test after {@code seconds}). */
+    int await(long seconds) throws InterruptedException {
+        if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            process.destroyForcibly();
+            throw new AssertionError(name + " did not end within " + seconds + " s; output:\n" + output());
+        }
+        reader.join(5000);
+        return process.exitValue();
+    }
+
+    /** Waits until a line starting with {@code prefix} appeared; returns it. */
+    String awaitLine(String prefix, long seconds) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+        synchronized (lines) {
+            while (true) {
+                for (String l : lines) {
+                    if (l.startsWith(prefix)) {
+                        return l;
+                    }
+                }
+                long left = deadline - System.nanoTime();
+                if (left <= 0 || (!process.isAlive() && !reader.isAlive())) {
+                    throw new AssertionError(name + ": no line '" + prefix + "…' within " + seconds + " s; output:\n"
+                            + output());
+                }
+                lines.wait(Math.max(1, Math.min(200, left / 1_000_000)));
+            }
+        }
+    }
+
+    /** Lines that start with {@code prefix}. */
+    List<String> lines(String prefix) {
+        synchronized (lines) {
+            return lines.stream().filter(l -> l.startsWith(prefix)).toList();
+        }
+    }
+
+    String output() {
+        synchronized (lines) {
+            return String.join("\n", lines);
+        }
+    }
+
+    @Override
+    public void close() {
+        if (process.isAlive()) {
+            process.destroyForcibly();
+        }
+    }
+
+    /** A UDP port free right now (tests pick their own so parallel runs on one machine do not collide). */
+    static int freePort() {
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+}

@@ -1,0 +1,72 @@
+package io.jkompute.net;
+
+import io.jkompute.graph.CodeletAdapter;
+import io.jkompute.graph.HostTensor;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Receiver;
+import io.jkompute.graph.Transmitter;
+import java.lang.foreign.ValueLayout;
+
+/**
+ * Test codelet: receives one message per tick and checks its "seq" grows (strictly by one unless {@code gaps} is
+ * true); forwards it on {@code transmitter} when given (a relay); {@code delay_ms} sleeps per tick (a slow
+ * receiver). Prints "SEQ last=… count=…" at stop.
+ */
+public class SeqRx extends CodeletAdapter {
+    private Receiver rx;
+    private Transmitter tx;
+    private boolean gaps;
+    private long delayMs;
+    private long last;
+    private long count;
+    private io.jkompute.graph.std.BooleanSchedulingTerm until;
+
+    @Override
+    public void start() {
+        rx = receiver(param("receiver"));
+        tx = params().containsKey("transmitter") ? transmitter(param("transmitter")) : null;
+        gaps = params().containsKey("gaps") && Boolean.parseBoolean(param("gaps"));
+        delayMs = params().containsKey("delay_ms") ? longParam("delay_ms") : 0;
+        until = params().containsKey("until_closed")
+                ? component(param("until_closed"), io.jkompute.graph.std.BooleanSchedulingTerm.class) : null;
+    }
+
+    @Override
+    public void tick() throws Exception {
+        Message m = rx.receive();
+        if (m == null && until != null) {
+            if (((UcxReceiver) rx).peerClosed() && rx.size() == 0 && rx.backSize() == 0) {
+                until.disableTick();
+            }
+            return;
+        }
+        if (m == null) {
+            throw new IllegalStateException("no message at tick " + executionCount());
+        }
+        long seq = m.get(HostTensor.class, "seq").data().get(ValueLayout.JAVA_LONG, 0);
+        if (gaps ? seq <= last : seq != last + 1) {
+            throw new IllegalStateException("message " + seq + " after " + last + " (lost or reordered)");
+        }
+        HostTensor p = m.get(HostTensor.class, "payload");
+        if (p != null) {
+            long b = p.data().byteSize();
+            if (p.data().get(ValueLayout.JAVA_LONG_UNALIGNED, 0) != seq
+                    || p.data().get(ValueLayout.JAVA_BYTE, b - 1) != (byte) seq) {
+                throw new IllegalStateException("payload of message " + seq + " corrupted");
+            }
+        }
+        last = seq;
+        count++;
+        if (tx != null) {
+            tx.publish(m);
+        }
+        if (delayMs > 0) {
+            Thread.sleep(delayMs);
+        }
+    }
+
+    @Override
+    public void stop() {
+        System.out.println("SEQ last=" + last + " count=" + count);
+    }
+}

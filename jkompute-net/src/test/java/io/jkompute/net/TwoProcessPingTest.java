@@ -1,0 +1,41 @@
+package io.jkompute.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.List;
+import org.junit.jupiter.api.Test;
+
+/** Two JVMs over loopback: every message arrives once and in order, with exact counts on both ends. */
+class TwoProcessPingTest {
+    static final String TX = "src/test/resources/net/seq-tx.yaml";
+    static final String RX = "src/test/resources/net/seq-rx.yaml";
+
+    @Test
+    void pingAcrossTwoProcessesExactCountsAndOrder() throws Exception {
+        int port = Jvm.freePort();
+        int n = 500;
+        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=" + n);
+             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
+            assertEquals(0, tx.await(180), tx.output());
+            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(List.of("SEQ last=" + n + " count=" + n), rx.lines("SEQ"), rx.output());
+            String txLink = tx.lines("LINK").getFirst();
+            String rxLink = rx.lines("LINK").getFirst();
+            assertTrue(txLink.contains(n + " sent, " + n + " delivered, 0 dropped"), txLink);
+            assertTrue(rxLink.contains(n + " sent, " + n + " delivered, 0 dropped"), rxLink);
+        }
+    }
+
+    @Test
+    void shippedGxfPingAppsRunUnchanged() throws Exception {
+        int port = Jvm.freePort();
+        // the shipped apps listen on 13337; other runs on this machine may use it, so only the port moves
+        try (Jvm tx = Jvm.graph("tx", "../apps/distributed/ping-tx.yaml", "--param", "tx/signal/port=" + port);
+             Jvm rx = Jvm.graph("rx", "../apps/distributed/ping-rx.yaml", "--param", "rx/signal/port=" + port)) {
+            assertEquals(0, tx.await(180), tx.output());
+            assertEquals(0, rx.await(180), rx.output());
+            assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());
+        }
+    }
+}
