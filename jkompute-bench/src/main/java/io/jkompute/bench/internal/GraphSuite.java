@@ -8,12 +8,12 @@ import io.jkompute.OpSyncLocal;
 import io.jkompute.Sequence;
 import io.jkompute.Tensor;
 import io.jkompute.bench.Figure;
+import io.jkompute.bench.PipelineLoop;
 import io.jkompute.bench.Summary;
 import io.jkompute.graph.Codelet;
 import io.jkompute.graph.Component;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.Graph;
-import io.jkompute.graph.JavaCodelet;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Receiver;
 import io.jkompute.graph.RunResult;
@@ -32,7 +32,8 @@ import java.util.Optional;
  * and 4 independent tx → rx pairs (capacity 64, so more workers have work) on MultiThread and EventBased with 1, 2 and 4
  * workers; messages per second and per-hop latency (publish → receive on the realtime clock), against issue 10's goals;
  * every message carries its sequence number and must arrive once, in order, on every pair. Pipeline: {@code apps/gpu-pipeline.yaml} (StreamGenerator → Vulkan kernel and
- * CPU reference → VerifyEqual) in frames per second, against the transfer-bound limit: the frame's two uploads and one
+ * CPU reference → VerifyEqual) in frames per second, lock-step and with 2 frames in flight (the GPU works on the next
+ * frames while the host compares one), each against the transfer-bound limit: the frame's two uploads and one
  * read-back, timed the way suite 4 times them (recorded {@code OpSyncDevice} / {@code OpSyncLocal} sequences).
  */
 public final class GraphSuite implements Suite {
@@ -59,7 +60,7 @@ public final class GraphSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return SCHEDULERS.size() + 2;
+        return SCHEDULERS.size() + 3;
     }
 
     @Override
@@ -199,12 +200,19 @@ public final class GraphSuite implements Suite {
     }
 
     /** The app file, looked for in the working directory and its parents (the CLI runs from the repository root). */
-    static Path findApp() {
+    public static Path findApp() {
         for (Path d = Path.of("").toAbsolutePath(); d != null; d = d.getParent()) {
             Path p = d.resolve(APP);
             if (Files.isRegularFile(p)) return p;
         }
         return null;
+    }
+
+    /** Pipeline rows: lock-step (each frame read back and compared in its own tick) and 2 frames in flight. */
+    static final int[] FRAMES_IN_FLIGHT = {0, 2};
+
+    static String pipelineImpl(int inFlight) {
+        return "gpu-pipeline.yaml, " + (inFlight == 0 ? "lock-step" : inFlight + " frames in flight");
     }
 
     private static void pipeline(Context ctx, Recorder out) {
@@ -215,42 +223,32 @@ public final class GraphSuite implements Suite {
             out.note("pipeline not run: " + APP + " was not found in the working directory or above it (run from the"
                     + " repository root)");
             ctx.step("");
+            ctx.step("");
             return;
         }
-        int frames = ctx.quick() ? 50 : 5_000;
-        runApp(app, Math.max(20, frames / 10)); // warm-up: pipelines, shader compile, JIT
-        long[] verified = new long[1];
-        long heap0 = HostMemory.usedHeapAfterGc(), rss0 = HostMemory.residentBytes();
-        RunResult r = runApp(app, frames, verified);
-        long heap1 = HostMemory.usedHeapAfterGc(), rss1 = HostMemory.residentBytes();
-        out.note(String.format("pipeline, %,d frames: heap after GC %.1f → %.1f MiB, resident %.1f → %.1f MiB", frames,
-                heap0 / 1048576.0, heap1 / 1048576.0, rss0 / 1048576.0, rss1 / 1048576.0));
-        String impl = "gpu-pipeline.yaml, GreedyScheduler";
-        if (out.check("pipeline: " + frames + " frames, GPU result = CPU reference (VerifyEqual)",
-                verified[0] == frames ? null : "VerifyEqual passed " + verified[0] + " of " + frames + " frames (" + r + ")")) {
-            out.figure("pipeline", impl, 0, "frames/s", Summary.of(new double[] {frames / (r.durationNs() / 1e9)}));
+        int frames = ctx.quick() ? 200 : 20_000;
+        PipelineLoop.run(app, Math.max(20, frames / 10), 2, false); // warm-up: pipelines, shader compile, JIT
+        for (int inFlight : FRAMES_IN_FLIGHT) {
+            String impl = pipelineImpl(inFlight);
+            long heap0 = HostMemory.usedHeapAfterGc(), rss0 = HostMemory.residentBytes();
+            PipelineLoop.Result r = PipelineLoop.run(app, frames, inFlight, false);
+            long heap1 = HostMemory.usedHeapAfterGc(), rss1 = HostMemory.residentBytes();
+            out.note(String.format("pipeline, %s, %,d frames: heap after GC %.1f → %.1f MiB, resident %.1f → %.1f MiB",
+                    impl, frames, heap0 / 1048576.0, heap1 / 1048576.0, rss0 / 1048576.0, rss1 / 1048576.0));
+            if (out.check("pipeline " + impl + ": " + frames + " frames, GPU result = CPU reference (VerifyEqual)",
+                    r.verified() == frames ? null : "VerifyEqual passed " + r.verified() + " of " + frames + " frames ("
+                            + r.stopReason() + ")")) {
+                out.figure("pipeline", impl, 0, "frames/s", Summary.of(new double[] {r.framesPerSecond()}));
+            }
+            out.ratio("pipeline " + impl + " / transfer-bound limit (" + FRAME_BYTES / 1024 + " KiB frames)",
+                    out.find("pipeline", impl, 0), out.find("pipeline", "transfer-bound limit", 0), 0.9, true,
+                    "frames/s; limit = 1 / (2 uploads + 1 read-back), recorded sequences");
+            ctx.step("graph pipeline, " + (inFlight == 0 ? "lock-step" : inFlight + " in flight"));
         }
-        out.ratio("pipeline / transfer-bound limit (" + FRAME_BYTES / 1024 + " KiB frames)", out.find("pipeline", impl, 0),
-                out.find("pipeline", "transfer-bound limit", 0), 0.9, true,
-                "frames/s; limit = 1 / (2 uploads + 1 read-back), recorded sequences");
         if (limit > 0) {
             out.note(String.format("transfer-bound limit: one frame = 2 × %d B host→device + 1 × %d B device→host,"
                     + " %.0f frames/s from the medians of recorded OpSyncDevice/OpSyncLocal sequences", FRAME_BYTES,
                     FRAME_BYTES, limit));
-        }
-        ctx.step("graph pipeline");
-    }
-
-    private static RunResult runApp(Path app, int frames) {
-        return runApp(app, frames, new long[1]);
-    }
-
-    private static RunResult runApp(Path app, int frames, long[] verified) {
-        try (Graph g = Graph.loader().file(app).param("source/count/count=" + frames)
-                .param("verify/steps/codelet_params={expected_count: " + frames + "}").load()) {
-            RunResult r = g.run();
-            verified[0] = ((VerifyEqual) g.component("verify/equal", JavaCodelet.class).instance()).verified();
-            return r;
         }
     }
 
