@@ -22,9 +22,11 @@ import org.lwjgl.vulkan.*;
  * {@link #eval()} of an unchanged sequence is one {@code vkQueueSubmit} and one wait; nothing is re-recorded.
  *
  * <p>Completion is tracked with a timeline semaphore, which also lets one sequence wait on the GPU for another
- * ({@link #waitFor}) without a round trip through the host. Like Kompute, a {@link #record} after an evaluation starts
- * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone. Kompute's
- * explicit markers work too: {@code begin(); record(...); end(); eval()}.
+ * ({@link #waitFor}) without a round trip through the host, and gives {@link Point}s: the completion of one
+ * submission, which the host can poll or await and which another sequence's next submission can wait for on the GPU
+ * ({@link #nextWaitsFor}), so a stream of uploads, dispatches and read-backs overlaps frames. Like Kompute, a
+ * {@link #record} after an evaluation starts a new recording: {@code record(A).record(B).eval(); record(C).eval()}
+ * runs A, B and then C alone. Kompute's explicit markers work too: {@code begin(); record(...); end(); eval()}.
  *
  * <p>A sequence is meant for one thread at a time; its methods are synchronized so misuse fails cleanly.
  */

@@ -4,6 +4,8 @@ import static org.junit.jupiter.api.Assertions.*;
 
 import java.time.Duration;
 import java.util.List;
+import org.junit.jupiter.api.Assumptions;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
 /**
@@ -195,6 +197,39 @@ class SequenceTimelineTest extends GpuTestBase {
             // the wait was for one submission only: the next one runs without it
             second.eval();
             assertEquals(2, second.point().value());
+        }
+    }
+
+    /**
+     * On two queues the GPU wait is what orders the copy after the slow shader (there is no submission order between
+     * queues); and closing the first sequence drains the second's submission that waits on it.
+     */
+    @Test
+    @Tag("gpu")
+    void aPointIsWaitedForAcrossTwoQueues() {
+        DeviceProperties p = mgr.deviceProperties();
+        int[] families = SequenceTest.twoQueues(p);
+        Assumptions.assumeTrue(families != null, "needs two compute queues; " + p.name() + " has one");
+        try (Manager two = new Manager(0, families, List.of())) {
+            int n = 1 << 16;
+            int rounds = 60_000;
+            try (Tensor a = two.tensor(DataType.UINT32, new long[] {n}, MemoryType.STORAGE);
+                    Tensor b = two.tensor(DataType.UINT32, new long[] {n}, MemoryType.HOST);
+                    Algorithm slow = two.algorithm(List.of(a), Shader.compile(SequenceTest.SLOW), Workgroup.covering(n, 64),
+                            Constants.NONE, Constants.uints(rounds));
+                    Sequence second = two.sequence(1)) {
+                Sequence first = two.sequence(0).record(new OpAlgoDispatch(slow));
+                first.evalAsync();
+                second.record(new OpCopy(a, b)).nextWaitsFor(first.point()).evalAsync();
+                Sequence.Point copied = second.point();
+                first.close();
+                assertTrue(copied.isReached(), "closing the first sequence waited for the copy that waits on it");
+                second.evalAwait();
+                int[] o = b.toIntArray();
+                for (int i = 0; i < n; i += 4099) {
+                    assertEquals(SequenceTest.lcg(i, rounds), o[i]);
+                }
+            }
         }
     }
 
