@@ -66,7 +66,7 @@ class QuickBenchTest {
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, ours(byName.get("throughput")).filter(f -> !f.impl().startsWith("raw CUDA")).count());
         // ping: Greedy at capacities 1 and 64, MultiThread and EventBased with 1, 2, 4 workers on 4 pairs, rate and hop
-        // latency each; issue 10's goals (Greedy rate and hop, 2-worker rates) and 2 vs 1, 4 vs 2 workers for each
+        // latency each; the scheduler goals (Greedy rate and hop, 2-worker rates) and 2 vs 1, 4 vs 2 workers for each
         assertEquals(16, byName.get("graph").figures().stream().filter(f -> f.metric().startsWith("ping")).count());
         assertEquals(8, byName.get("graph").ratios().stream().filter(r -> r.name().startsWith("ping")).count());
         // the pipeline lock-step and with 2 frames in flight, its limit, and each row against the limit
