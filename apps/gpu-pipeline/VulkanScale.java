@@ -70,6 +70,11 @@ public class VulkanScale extends CodeletAdapter {
         long n = x.elementCount();
         DeviceTensor y = DeviceTensor.allocate(pool, DataType.FLOAT32, x.shape());
         Message out = Message.create().add("device_tensor", y);
+        if (kernels.size() >= 64 && !kernels.containsKey(new Pair(x.tensor(), y.tensor()))) {
+            // inputs that are not from a pool (e.g. device tensors arriving over the network without one) never
+            // repeat: keep the cache bounded rather than holding a pipeline per frame
+            stop();
+        }
         Kernel k = kernels.computeIfAbsent(new Pair(x.tensor(), y.tensor()), p -> {
             Algorithm a = mgr.algorithm(List.of(p.in(), p.out()), spirv, Workgroup.covering(n, 64),
                     io.jkompute.Constants.uints((int) n), io.jkompute.Constants.NONE);
