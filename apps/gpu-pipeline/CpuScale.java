@@ -5,6 +5,7 @@ import io.jkompute.graph.HostTensor;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Receiver;
 import io.jkompute.graph.Transmitter;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /** The CPU reference of VulkanScale: y = 2x + 1 on the first host tensor of each message. */
@@ -27,10 +28,14 @@ public class CpuScale extends CodeletAdapter {
             throw new IllegalStateException("no message in " + rx.path());
         }
         HostTensor x = in.get(HostTensor.class);
-        float[] v = x.toFloatArray();
+        if (x == null || x.dataType() != DataType.FLOAT32 || !x.isDense()) {
+            throw new IllegalStateException("expected a dense float32 host tensor, got " + in.names());
+        }
         HostTensor y = HostTensor.allocate(pool, DataType.FLOAT32, x.shape());
-        for (int i = 0; i < v.length; i++) {
-            y.data().setAtIndex(ValueLayout.JAVA_FLOAT, i, 2.0f * v[i] + 1.0f);
+        MemorySegment src = x.data();
+        MemorySegment dst = y.data();
+        for (long i = 0, n = x.elementCount(); i < n; i++) {
+            dst.setAtIndex(ValueLayout.JAVA_FLOAT, i, 2.0f * src.getAtIndex(ValueLayout.JAVA_FLOAT, i) + 1.0f);
         }
         tx.publish(Message.create().add("host_tensor", y), in.timestamp() == null ? 0 : in.timestamp().acqtime());
     }

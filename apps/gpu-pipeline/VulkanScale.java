@@ -21,6 +21,9 @@ import java.util.Map;
  * A Vulkan kernel stage: y = 2x + 1 on the GPU, from the first device tensor of each message into a tensor from a
  * device pool. The data never leaves the GPU. Pool blocks repeat, so one recorded (algorithm, sequence) pair per
  * input/output block pair is built once and re-evaluated after that.
+ *
+ * <p>The tick does not wait for the GPU: the dispatch waits on the GPU for the input's upload ({@code x.ready()}),
+ * and the output is marked ready at the dispatch's point, so the read-back downstream waits for it on the GPU too.
  */
 public class VulkanScale extends CodeletAdapter {
     static final String GLSL = """
@@ -80,7 +83,12 @@ public class VulkanScale extends CodeletAdapter {
                     io.jkompute.Constants.uints((int) n), io.jkompute.Constants.NONE);
             return new Kernel(a, mgr.sequence().record(new OpAlgoDispatch(a)));
         });
-        k.sequence().eval();
+        Sequence s = k.sequence();
+        if (s.isRunning()) {
+            s.evalAwait();   // this pair's previous dispatch: long done, its output was read back before y came round
+        }
+        s.nextWaitsFor(x.ready()).evalAsync();
+        y.readyAfter(s.point());
         tx.publish(out, in.timestamp() == null ? 0 : in.timestamp().acqtime());
     }
 

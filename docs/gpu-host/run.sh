@@ -5,6 +5,11 @@
 #                   whose GraalPy jars stay out of the bundle by design)
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
 #   run.sh pipeline the GPU pipeline app and the CUDA virtual-thread burst in fresh JVMs
+#   run.sh pipeline-bench [FRAMES]   the graph benchmark suite (ping; pipeline lock-step and 2 frames in flight
+#                   against the transfer-bound limit) as graph-bench.{md,json,txt}, then PipelineLoop for FRAMES
+#                   (1,000,000) frames with 2 and with 4 frames in flight (pipeline-loop.txt, pipeline-loop-4.txt):
+#                   frames/s, heap after GC, committed heap and VmRSS at the start, at 10% and at the end (fixed
+#                   512 MiB heap, so VmRSS shows native memory); under 10 minutes in all
 set -uo pipefail
 source .bundle/env.sh
 J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED"
@@ -35,6 +40,19 @@ pipeline)
   { for i in $(seq 1 10); do timeout -s KILL 30 $J -cp "$CP:$T/junit.jar:$T/tests/jkompute-cuda-tests.jar" \
       io.jkompute.cuda.VirtualThreadBurstProbe 2>&1 | tail -1; done; } > "$OUT/burst.txt" 2>&1
   tail -3 "$OUT/pipeline.txt"; sort "$OUT/burst.txt" | uniq -c ;;
+pipeline-bench)
+  frames=${2:-1000000}
+  timeout -s KILL 200 $J -cp "$CP" io.jkompute.cli.Main bench --suite graph --json "$OUT/graph-bench.json" \
+      --markdown "$OUT/graph-bench.md" > "$OUT/graph-bench.txt" 2>&1
+  echo "graph bench exit: $?" | tee -a "$OUT/graph-bench.txt"
+  grep -E 'pipeline|limit' "$OUT/graph-bench.txt" | grep -v '^\[' | head -12
+  for n in 2 4; do
+    f=pipeline-loop.txt; [ $n = 2 ] || f=pipeline-loop-$n.txt
+    # a fixed, pre-touched heap: otherwise the resident set grows with the young generation the collector widens
+    timeout -s KILL 170 $J -Xlog:disable -Xms512m -Xmx512m -XX:+AlwaysPreTouch -cp "$CP" io.jkompute.bench.PipelineLoop \
+        "$frames" $n > "$OUT/$f" 2>&1
+    echo "exit: $?" >> "$OUT/$f"; grep -vE 'INFO' "$OUT/$f" | tail -7
+  done ;;
 esac
 # a soak longer than one call: started detached, then watched by later calls (the machine keeps /tmp while it is held)
 case "${1:-}" in

@@ -26,3 +26,9 @@ extern "C" __global__ void finish(const float* __restrict__ in, float* __restric
   for (unsigned k = 128; k > 0; k >>= 1) { if (threadIdx.x < k) s[threadIdx.x] += s[threadIdx.x + k]; __syncthreads(); }
   if (threadIdx.x == 0) out[0] = s[0];
 }
+
+// DispatchLoop.SHADER one for one: one element per thread, the chain suite's node (PTX written from nvcc's shape for it)
+extern "C" __global__ void uadd(const unsigned* a, const unsigned* b, unsigned* o, unsigned n) {
+  unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i < n) o[i] += a[i] + b[i];
+}

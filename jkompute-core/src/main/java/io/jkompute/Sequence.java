@@ -22,9 +22,11 @@ import org.lwjgl.vulkan.*;
  * {@link #eval()} of an unchanged sequence is one {@code vkQueueSubmit} and one wait; nothing is re-recorded.
  *
  * <p>Completion is tracked with a timeline semaphore, which also lets one sequence wait on the GPU for another
- * ({@link #waitFor}) without a round trip through the host. Like Kompute, a {@link #record} after an evaluation starts
- * a new recording: {@code record(A).record(B).eval(); record(C).eval()} runs A, B and then C alone. Kompute's
- * explicit markers work too: {@code begin(); record(...); end(); eval()}.
+ * ({@link #waitFor}) without a round trip through the host, and gives {@link Point}s: the completion of one
+ * submission, which the host can poll or await and which another sequence's next submission can wait for on the GPU
+ * ({@link #nextWaitsFor}), so a stream of uploads, dispatches and read-backs overlaps frames. Like Kompute, a
+ * {@link #record} after an evaluation starts a new recording: {@code record(A).record(B).eval(); record(C).eval()}
+ * runs A, B and then C alone. Kompute's explicit markers work too: {@code begin(); record(...); end(); eval()}.
  *
  * <p>A sequence is meant for one thread at a time; its methods are synchronized so misuse fails cleanly.
  */
@@ -52,6 +54,80 @@ public final class Sequence extends ManagedObject {
     /** How long the last evaluation took from submit to completion; HYBRID spins a little longer than that. */
     private long lastDurationNanos;
     private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
+    /** The highest value this sequence's semaphore is known to have reached: saves a driver call per check. */
+    private volatile long reachedValue;
+    /** Points the next submission waits for ({@link #nextWaitsFor}): one entry per sequence, the highest value. */
+    private Sequence[] pendingSeqs = new Sequence[4];
+    private long[] pendingValues = new long[4];
+    private int pendingCount;
+    /** Scratch for the waits of one submission, kept so a submission allocates nothing. */
+    private Sequence[] depSeqs = new Sequence[4];
+    private long[] depValues = new long[4];
+    /**
+     * Guards {@link #pins}, {@link #closing} and the waiters. Not the sequence's monitor: a submission of another
+     * sequence takes it while holding its own monitor, and two sequences may wait on each other.
+     */
+    private final Object waitersLock = new Object();
+    /** Submissions of other sequences being made right now that wait on this semaphore: close() waits for them. */
+    private int pins;
+    private boolean closing;
+    /** Sequences with a submission that waits on this one's semaphore, and the value of theirs that does. */
+    private Sequence[] waiterSeqs = new Sequence[4];
+    private long[] waiterValues = new long[4];
+    private int waiterCount;
+
+    /**
+     * A point on a sequence's timeline: the completion of one of its submissions. Returned by {@link #point()} and by
+     * {@link Tensor#syncDeviceAsync()} / {@link Tensor#syncLocalAsync()}; another sequence can wait for it on the GPU
+     * ({@link #nextWaitsFor}) and the host can poll or await it, so work can overlap without host round trips.
+     */
+    public static final class Point {
+        /** The point that is reached from the start: waiting for it does nothing. Its sequence is null. */
+        public static final Point REACHED = new Point(null, 0);
+
+        private final Sequence sequence;
+        private final long value;
+
+        Point(Sequence sequence, long value) {
+            this.sequence = sequence;
+            this.value = value;
+        }
+
+        /** The sequence whose timeline this point is on (null for {@link #REACHED}). */
+        public Sequence sequence() {
+            return sequence;
+        }
+
+        /** The timeline value: the sequence's n-th submission completes at value n. */
+        public long value() {
+            return value;
+        }
+
+        /**
+         * Whether the submission completed. True for a point of a closed sequence too: closing waits for every
+         * submission of the sequence.
+         */
+        public boolean isReached() {
+            return sequence == null || sequence.reached(value);
+        }
+
+        /** Waits without limit until the submission completed (spinning briefly first, as {@link WaitStrategy} says). */
+        public void await() {
+            if (sequence != null) {
+                sequence.awaitValue(value, Long.MAX_VALUE);
+            }
+        }
+
+        /** Waits at most {@code timeout}; returns whether the point was reached. */
+        public boolean await(Duration timeout) {
+            return sequence == null || sequence.awaitValue(value, Math.max(0, timeout.toNanos()));
+        }
+
+        @Override
+        public String toString() {
+            return sequence == null ? "Point(reached)" : "Point(" + sequence + " at " + value + ")";
+        }
+    }
 
     /** Native objects and the submit structures, made once so an evaluation allocates nothing. */
     private static final class Natives {
@@ -68,6 +144,10 @@ public final class Sequence extends ManagedObject {
         LongBuffer counter;
         VkSemaphoreWaitInfo waitInfo;
         LongBuffer waitValue;
+        /** A submission's wait semaphores, values and stages; grown when a submission waits on more. */
+        LongBuffer waitSemaphores;
+        LongBuffer waitValues;
+        java.nio.IntBuffer waitStages;
 
         Natives(VulkanDevice dev) {
             this.dev = dev;
@@ -88,6 +168,9 @@ public final class Sequence extends ManagedObject {
                 MemoryUtil.memFree(counter);
                 waitInfo.free();
                 MemoryUtil.memFree(waitValue);
+                MemoryUtil.memFree(waitSemaphores);
+                MemoryUtil.memFree(waitValues);
+                MemoryUtil.memFree(waitStages);
                 submit = null;
             }
         }
@@ -142,6 +225,9 @@ public final class Sequence extends ManagedObject {
         n.commandBuffers = MemoryUtil.memAllocPointer(1).put(0, n.cmd);
         n.counter = MemoryUtil.memCallocLong(1);
         n.waitValue = MemoryUtil.memCallocLong(1);
+        n.waitSemaphores = MemoryUtil.memCallocLong(4);
+        n.waitValues = MemoryUtil.memCallocLong(4);
+        n.waitStages = MemoryUtil.memCallocInt(4);
         n.timeline = VkTimelineSemaphoreSubmitInfo.calloc().sType$Default().pSignalSemaphoreValues(n.signalValue);
         n.submit = VkSubmitInfo.calloc().sType$Default().pNext(n.timeline.address()).pCommandBuffers(n.commandBuffers)
                 .pSignalSemaphores(n.signalSemaphore);
@@ -334,10 +420,60 @@ public final class Sequence extends ManagedObject {
         return this;
     }
 
-    /** Drops every {@link #waitFor} dependency. */
+    /** Drops every {@link #waitFor} dependency, and the {@link #nextWaitsFor} points not yet used. */
     public synchronized Sequence clearWaits() {
         waitFor.clear();
+        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
+        pendingCount = 0;
         return this;
+    }
+
+    /**
+     * Makes only the next submission of this sequence wait, on the GPU, until {@code point} is reached: the host
+     * does not wait, so an upload, a dispatch and a read-back can be submitted back to back and overlap with the
+     * frames before them. A point already reached, {@link Point#REACHED} and a point of this sequence itself add no
+     * wait (this sequence's own work is ordered by its barriers). Chainable.
+     *
+     * @throws IllegalStateException if this sequence, or the point's sequence, is closed: a closed sequence's
+     *     semaphore is gone, so nothing can wait on it (its work completed when it closed)
+     * @throws IllegalArgumentException if the point is of another Manager's sequence
+     */
+    public synchronized Sequence nextWaitsFor(Point point) {
+        checkOpen();
+        java.util.Objects.requireNonNull(point, "point");
+        Sequence s = point.sequence;
+        if (s == null || s == this) {
+            return this;
+        }
+        if (s.isClosed()) {
+            throw new IllegalStateException("nextWaitsFor: " + s + " is closed, so its timeline can no longer be waited"
+                    + " on (point " + point.value + "); its work completed before it closed: drop the wait");
+        }
+        manager.checkOwned(s);
+        if (point.value <= s.reachedValue) {
+            return this;
+        }
+        for (int i = 0; i < pendingCount; i++) {
+            if (pendingSeqs[i] == s) {
+                pendingValues[i] = Math.max(pendingValues[i], point.value);
+                return this;
+            }
+        }
+        if (pendingCount == pendingSeqs.length) {
+            pendingSeqs = java.util.Arrays.copyOf(pendingSeqs, pendingCount * 2);
+            pendingValues = java.util.Arrays.copyOf(pendingValues, pendingCount * 2);
+        }
+        pendingSeqs[pendingCount] = s;
+        pendingValues[pendingCount++] = point.value;
+        return this;
+    }
+
+    /**
+     * The point of the latest submission ({@link Point#REACHED} before the first): reached when that evaluation has
+     * completed on the GPU.
+     */
+    public synchronized Point point() {
+        return submittedValue == 0 ? Point.REACHED : new Point(this, submittedValue);
     }
 
     /** Submits and waits. */
@@ -399,37 +535,201 @@ public final class Sequence extends ManagedObject {
         }
         long value = submittedValue + 1;
         natives.signalValue.put(0, value);
-        if (waitFor.isEmpty()) {
-            natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
-            natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
-            submit();
-        } else {
-            try (MemoryStack stack = stackPush()) {
-                List<Sequence> deps = waitFor.stream().filter(s -> s.submittedValue > 0).toList();
-                LongBuffer sems = stack.mallocLong(deps.size());
-                LongBuffer vals = stack.mallocLong(deps.size());
-                java.nio.IntBuffer stages = stack.mallocInt(deps.size());
-                for (Sequence s : deps) {
-                    s.checkOpen();
-                    sems.put(s.natives.semaphore);
-                    vals.put(s.submittedValue);
-                    stages.put(VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+        int deps = collectWaits();
+        boolean submitted = false;
+        try {
+            if (deps == 0) {
+                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
+                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+            } else {
+                ensureWaitCapacity(deps);
+                for (int i = 0; i < deps; i++) {
+                    natives.waitSemaphores.put(i, depSeqs[i].natives.semaphore);
+                    natives.waitValues.put(i, depValues[i]);
+                    natives.waitStages.put(i, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
                 }
-                sems.flip();
-                vals.flip();
-                stages.flip();
-                natives.submit.waitSemaphoreCount(deps.size()).pWaitSemaphores(sems).pWaitDstStageMask(stages);
-                natives.timeline.waitSemaphoreValueCount(deps.size()).pWaitSemaphoreValues(vals);
-                submit();
+                natives.submit.waitSemaphoreCount(deps).pWaitSemaphores(natives.waitSemaphores.limit(deps))
+                        .pWaitDstStageMask(natives.waitStages.limit(deps));
+                natives.timeline.waitSemaphoreValueCount(deps).pWaitSemaphoreValues(natives.waitValues.limit(deps));
+            }
+            submit();
+            submitted = true;
+        } finally {
+            for (int i = 0; i < deps; i++) {
+                depSeqs[i].unpin(this, submitted ? value : 0);
+                depSeqs[i] = null;
+            }
+            if (deps > 0) {
                 natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
                 natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
             }
         }
+        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
+        pendingCount = 0;
         submittedValue = value;
         submitNanos = System.nanoTime();
         running = true;
         manager.runningChanged(+1);
         return this;
+    }
+
+    /**
+     * Fills depSeqs/depValues with the semaphores the next submission waits on (the {@link #waitFor} sequences'
+     * latest submissions and the {@link #nextWaitsFor} points not yet reached), each pinned so it cannot be destroyed
+     * before the submission is made; returns how many. A pending point whose sequence closed meanwhile is dropped:
+     * closing waited for its work.
+     */
+    private int collectWaits() {
+        int n = 0;
+        try {
+            for (int i = 0, m = waitFor.size(); i < m; i++) {
+                Sequence s = waitFor.get(i);
+                long v = s.submittedValue;
+                if (v > 0 && v > s.reachedValue) {
+                    if (!s.pin()) {
+                        s.checkOpen();
+                        throw new IllegalStateException(s + " is closing");
+                    }
+                    n = addDep(n, s, v);
+                }
+            }
+            for (int i = 0; i < pendingCount; i++) {
+                Sequence s = pendingSeqs[i];
+                long v = pendingValues[i];
+                if (v > s.reachedValue && s.pin()) {
+                    n = addDep(n, s, v);
+                }
+            }
+        } catch (RuntimeException e) {
+            for (int i = 0; i < n; i++) {
+                depSeqs[i].unpin(this, 0);
+                depSeqs[i] = null;
+            }
+            throw e;
+        }
+        return n;
+    }
+
+    private int addDep(int n, Sequence s, long v) {
+        for (int i = 0; i < n; i++) {
+            if (depSeqs[i] == s) {
+                depValues[i] = Math.max(depValues[i], v);
+                s.unpin(this, 0);   // pinned once already for this submission
+                return n;
+            }
+        }
+        if (n == depSeqs.length) {
+            depSeqs = java.util.Arrays.copyOf(depSeqs, n * 2);
+            depValues = java.util.Arrays.copyOf(depValues, n * 2);
+        }
+        depSeqs[n] = s;
+        depValues[n] = v;
+        return n + 1;
+    }
+
+    private void ensureWaitCapacity(int n) {
+        Natives x = natives;
+        if (x.waitSemaphores.capacity() < n) {
+            int cap = Math.max(n, x.waitSemaphores.capacity() * 2);
+            MemoryUtil.memFree(x.waitSemaphores);
+            MemoryUtil.memFree(x.waitValues);
+            MemoryUtil.memFree(x.waitStages);
+            x.waitSemaphores = MemoryUtil.memCallocLong(cap);
+            x.waitValues = MemoryUtil.memCallocLong(cap);
+            x.waitStages = MemoryUtil.memCallocInt(cap);
+        }
+        x.waitSemaphores.clear();
+        x.waitValues.clear();
+        x.waitStages.clear();
+    }
+
+    /** Pins this semaphore for a submission of another sequence that is about to wait on it; false once closing. */
+    private boolean pin() {
+        synchronized (waitersLock) {
+            if (closing || isClosed()) {
+                return false;
+            }
+            pins++;
+            return true;
+        }
+    }
+
+    /**
+     * Ends a pin; when the waiting submission was made ({@code waiterValue > 0}), remembers it, so {@link #close()}
+     * can drain it before destroying the semaphore it waits on.
+     */
+    private void unpin(Sequence waiter, long waiterValue) {
+        synchronized (waitersLock) {
+            if (waiterValue > 0) {
+                addWaiter(waiter, waiterValue);
+            }
+            if (--pins == 0) {
+                waitersLock.notifyAll();
+            }
+        }
+    }
+
+    private void addWaiter(Sequence w, long v) {
+        for (int i = 0; i < waiterCount; i++) {
+            if (waiterSeqs[i] == w) {
+                waiterValues[i] = Math.max(waiterValues[i], v);
+                return;
+            }
+        }
+        if (waiterCount == waiterSeqs.length) {
+            // drop waiters that closed (they drained themselves) or whose waiting submission completed
+            int k = 0;
+            for (int i = 0; i < waiterCount; i++) {
+                Sequence o = waiterSeqs[i];
+                if (!o.isClosed() && waiterValues[i] > o.reachedValue) {
+                    waiterSeqs[k] = o;
+                    waiterValues[k++] = waiterValues[i];
+                }
+            }
+            java.util.Arrays.fill(waiterSeqs, k, waiterCount, null);
+            waiterCount = k;
+            if (waiterCount == waiterSeqs.length) {
+                waiterSeqs = java.util.Arrays.copyOf(waiterSeqs, waiterCount * 2);
+                waiterValues = java.util.Arrays.copyOf(waiterValues, waiterCount * 2);
+            }
+        }
+        waiterSeqs[waiterCount] = w;
+        waiterValues[waiterCount++] = v;
+    }
+
+    /** Whether the semaphore reached {@code value}; a closed sequence has drained, so everything it submitted is. */
+    boolean reached(long value) {
+        if (value <= reachedValue) {
+            return true;
+        }
+        synchronized (this) {
+            if (isClosed()) {
+                return true;
+            }
+            check(vkGetSemaphoreCounterValue(natives.dev.handle(), natives.semaphore, natives.counter),
+                    "vkGetSemaphoreCounterValue");
+            long c = natives.counter.get(0);
+            if (c > reachedValue) {
+                reachedValue = c;
+            }
+            return c >= value;
+        }
+    }
+
+    /** Waits at most {@code timeoutNanos} for {@code value}; true when reached (at once for a closed sequence). */
+    boolean awaitValue(long value, long timeoutNanos) {
+        if (value <= reachedValue) {
+            return true;
+        }
+        synchronized (this) {
+            if (isClosed()) {
+                return true;
+            }
+            if (value > submittedValue) {
+                throw new IllegalStateException(this + " never submitted value " + value + " (latest " + submittedValue + ")");
+            }
+            return waitForValue(value, timeoutNanos);
+        }
     }
 
     private void submit() {
@@ -459,7 +759,7 @@ public final class Sequence extends ManagedObject {
             return true;
         }
         long limit = timeout == null ? Long.MAX_VALUE : Math.max(0, timeout.toNanos());
-        if (!waitForValue(submittedValue, limit)) {
+        if (submittedValue > reachedValue && !waitForValue(submittedValue, limit)) {
             return false;
         }
         lastDurationNanos = System.nanoTime() - submitNanos;
@@ -482,7 +782,11 @@ public final class Sequence extends ManagedObject {
             long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, hybrid);
             do {
                 check(vkGetSemaphoreCounterValue(d, natives.semaphore, natives.counter), "vkGetSemaphoreCounterValue");
-                if (natives.counter.get(0) >= value) {
+                long c = natives.counter.get(0);
+                if (c >= value) {
+                    if (c > reachedValue) {
+                        reachedValue = c;
+                    }
                     return true;
                 }
                 Thread.onSpinWait();
@@ -495,6 +799,9 @@ public final class Sequence extends ManagedObject {
             return false;
         }
         check(r, "vkWaitSemaphores");
+        if (value > reachedValue) {
+            reachedValue = value;
+        }
         return true;
     }
 
@@ -552,16 +859,56 @@ public final class Sequence extends ManagedObject {
         }
     }
 
-    /** Waits for a running evaluation, then frees the command buffer, semaphore and query pool. */
+    /**
+     * Waits for a running evaluation and for the submissions of other sequences that wait on this one's semaphore
+     * ({@link #waitFor}, {@link #nextWaitsFor}), then frees the command buffer, semaphore and query pool: a semaphore
+     * must outlive every submission that waits on it.
+     */
     @Override
     public void close() {
-        if (!isClosed() && running) {
-            try {
-                evalAwait();
-            } catch (RuntimeException e) {
-                LOG.warn("{}: waiting before close failed: {}", this, e.getMessage());
+        if (isClosed()) {
+            return;
+        }
+        synchronized (this) {
+            if (running) {
+                try {
+                    evalAwait();
+                } catch (RuntimeException e) {
+                    LOG.warn("{}: waiting before close failed: {}", this, e.getMessage());
+                }
             }
         }
-        super.close();
+        Sequence[] ws;
+        long[] vs;
+        int n;
+        boolean interrupted = false;
+        synchronized (waitersLock) {
+            closing = true;
+            while (pins > 0) {
+                try {
+                    waitersLock.wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            n = waiterCount;
+            ws = java.util.Arrays.copyOf(waiterSeqs, n);
+            vs = java.util.Arrays.copyOf(waiterValues, n);
+            java.util.Arrays.fill(waiterSeqs, null);
+            waiterCount = 0;
+        }
+        for (int i = 0; i < n; i++) {
+            try {
+                ws[i].awaitValue(vs[i], Long.MAX_VALUE);
+            } catch (RuntimeException e) {
+                LOG.warn("{}: waiting for {} before close failed: {}", this, ws[i], e.getMessage());
+            }
+        }
+        synchronized (this) {
+            super.close();
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
     }
 }

@@ -214,31 +214,95 @@ public final class Tensor extends Memory {
      * keeps, so calling it per frame costs one submit, not a recording. Nothing to do for other than DEVICE memory.
      */
     public void syncDevice() {
-        checkOpen();
-        if (memoryType == MemoryType.DEVICE) {
-            synchronized (this) {
-                if (toDevice == null) {
-                    toDevice = manager.sequence().record(new OpSyncDevice(this));
-                }
-                toDevice.eval();
+        synchronized (this) {
+            syncDeviceAsync();
+            if (toDevice != null) {
+                toDevice.evalAwait();
             }
         }
     }
 
     /** Copies the GPU data to the host view now and waits; like {@link #syncDevice()}, recorded once. */
     public void syncLocal() {
-        checkOpen();
-        if (memoryType == MemoryType.DEVICE) {
-            synchronized (this) {
-                if (toHost == null) {
-                    toHost = manager.sequence().record(new OpSyncLocal(this));
-                }
-                toHost.eval();
+        synchronized (this) {
+            syncLocalAsync(Sequence.Point.REACHED);
+            if (toHost != null) {
+                toHost.evalAwait();
             }
         }
     }
 
-    /** Closes the sequences {@link #syncDevice()} and {@link #syncLocal()} kept, then the tensor. */
+    /**
+     * Starts copying the host view to the GPU and returns at once, with the point at which the copy is done: a
+     * dispatch that reads this tensor can wait for it on the GPU ({@link Sequence#nextWaitsFor}), so a stream of
+     * frames need not stop for each upload. Work submitted later on the same queue is ordered after the copy anyway
+     * (every operation starts with a barrier); the point matters for other queues and for the host. The copy reads
+     * the host view while it runs: do not write {@link #data()} again before the point is reached
+     * ({@link #awaitSyncs()}). Recorded once, like {@link #syncDevice()}; the staging memory is this tensor's slice of
+     * the pool, so nothing is allocated per call. For other than DEVICE memory there is nothing to copy:
+     * {@link Sequence.Point#REACHED}.
+     */
+    public Sequence.Point syncDeviceAsync() {
+        checkOpen();
+        if (memoryType != MemoryType.DEVICE) {
+            return Sequence.Point.REACHED;
+        }
+        synchronized (this) {
+            if (toDevice == null) {
+                toDevice = manager.sequence().record(new OpSyncDevice(this));
+            } else if (toDevice.isRunning()) {
+                toDevice.evalAwait();
+            }
+            toDevice.evalAsync();
+            return toDevice.point();
+        }
+    }
+
+    /** {@link #syncLocalAsync(Sequence.Point)} after nothing more than this queue's earlier work. */
+    public Sequence.Point syncLocalAsync() {
+        return syncLocalAsync(Sequence.Point.REACHED);
+    }
+
+    /**
+     * Starts copying the GPU data to the host view and returns at once, with the point at which {@link #data()}
+     * holds it: the host can verify frame n while frames n+1, n+2 are still on the GPU. The copy waits on the GPU
+     * for {@code after} (e.g. the dispatch that wrote this tensor; {@link Sequence.Point#REACHED} for none). Until
+     * the point is reached the host view is being written: read it after {@link Sequence.Point#await()} or
+     * {@link #awaitSyncs()}.
+     */
+    public Sequence.Point syncLocalAsync(Sequence.Point after) {
+        checkOpen();
+        if (memoryType != MemoryType.DEVICE) {
+            after.await();
+            return Sequence.Point.REACHED;
+        }
+        synchronized (this) {
+            if (toHost == null) {
+                toHost = manager.sequence().record(new OpSyncLocal(this));
+            } else if (toHost.isRunning()) {
+                toHost.evalAwait();
+            }
+            toHost.nextWaitsFor(after).evalAsync();
+            return toHost.point();
+        }
+    }
+
+    /**
+     * Waits for every copy {@link #syncDeviceAsync()} and {@link #syncLocalAsync()} started on this tensor; after it
+     * the host may read and write {@link #data()} freely.
+     */
+    public void awaitSyncs() {
+        synchronized (this) {
+            if (toDevice != null && toDevice.isRunning()) {
+                toDevice.evalAwait();
+            }
+            if (toHost != null && toHost.isRunning()) {
+                toHost.evalAwait();
+            }
+        }
+    }
+
+    /** Closes the sequences the syncs kept (after their copies finished), then the tensor. */
     @Override
     public void close() {
         synchronized (this) {

@@ -26,7 +26,10 @@ class SequenceTest extends GpuTestBase {
                 o[gl_GlobalInvocationID.x] = x;
             }
             """;
-    /** SLOW repeated {@code repeats} times; nested because llvmpipe stops any loop at 65,535 iterations. */
+    /**
+     * SLOW repeated {@code repeats} times. Nesting does not get past llvmpipe's loop limit: it still stops near 65,535
+     * iterations in all, so keep rounds × repeats below that and make more work with more dispatches.
+     */
     static final String SLOWER = SLOW.replace("uint rounds; }", "uint rounds; uint repeats; }")
             .replace("for (uint k", "for (uint r = 0; r < pc.repeats; r++) for (uint k");
 
@@ -79,15 +82,21 @@ class SequenceTest extends GpuTestBase {
                 Algorithm algo = mgr.algorithm(List.of(out), Shader.compile(SLOWER), Workgroup.covering(n, 64),
                         Constants.NONE, Constants.uints(rounds, 1));
                 Sequence s = mgr.sequence()) {
-            // grow the work until one evaluation takes 50 ms on this device, so a 1 ns wait surely times out
+            // grow the work until one evaluation takes 50 ms on this device, so a 1 ns wait surely times out: more
+            // dispatches, not more iterations, since llvmpipe cuts a shader's loops short past ~65,535 iterations in
+            // all (repeats = 2 came back as lcg(0, 65,532) whenever one dispatch took under 50 ms)
+            int dispatches = 1;
             int repeats = 1;
             s.record(new OpAlgoDispatch(algo));
             while (true) {
                 long t0 = System.nanoTime();
                 s.eval();
-                if (System.nanoTime() - t0 > 50_000_000L || repeats >= 1 << 16) break;
-                repeats *= 2;
-                algo.setPushConstants(Constants.uints(rounds, repeats));
+                if (System.nanoTime() - t0 > 50_000_000L || dispatches >= 1 << 12) break;
+                dispatches *= 2;
+                s.clear();
+                for (int k = 0; k < dispatches; k++) {
+                    s.record(new OpAlgoDispatch(algo));
+                }
             }
             s.evalAsync();
             assertTrue(s.isRunning());

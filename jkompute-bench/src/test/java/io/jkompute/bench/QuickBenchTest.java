@@ -66,12 +66,14 @@ class QuickBenchTest {
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, ours(byName.get("throughput")).filter(f -> !f.impl().startsWith("raw CUDA")).count());
         // ping: Greedy at capacities 1 and 64, MultiThread and EventBased with 1, 2, 4 workers on 4 pairs, rate and hop
-        // latency each; issue 10's goals (Greedy rate and hop, 2-worker rates) and 2 vs 1, 4 vs 2 workers for each
+        // latency each; the scheduler goals (Greedy rate and hop, 2-worker rates) and 2 vs 1, 4 vs 2 workers for each
         assertEquals(16, byName.get("graph").figures().stream().filter(f -> f.metric().startsWith("ping")).count());
         assertEquals(8, byName.get("graph").ratios().stream().filter(r -> r.name().startsWith("ping")).count());
-        // the pipeline and its limit
-        assertEquals(2, countFigures(byName.get("graph"), "pipeline", "gpu-pipeline.yaml, GreedyScheduler")
+        // the pipeline lock-step and with 2 frames in flight, its limit, and each row against the limit
+        assertEquals(3, countFigures(byName.get("graph"), "pipeline", "gpu-pipeline.yaml, lock-step")
+                + countFigures(byName.get("graph"), "pipeline", "gpu-pipeline.yaml, 2 frames in flight")
                 + countFigures(byName.get("graph"), "pipeline", "transfer-bound limit"));
+        assertEquals(2, byName.get("graph").ratios().stream().filter(r -> r.name().startsWith("pipeline")).count());
     }
 
     /** The figures of jkompute and its Vulkan baselines: not the peers a GPU host may add (CuPy, PyTorch). */

@@ -46,7 +46,7 @@ final class BenchCommand implements Callable<Integer> {
             description = "write the Markdown tables (e.g. BENCHMARKS.md), keeping a hand-written part after its marker")
     Path markdown;
 
-    @Option(names = "--enforce-targets", description = "exit 2 when a ratio misses its target of issue 5")
+    @Option(names = "--enforce-targets", description = "exit 2 when a ratio misses its target")
     boolean enforce;
 
     @Override

@@ -11,6 +11,14 @@ import java.util.Map;
 public abstract class CodeletAdapter {
     private JavaCodelet bridge;
 
+    /**
+     * Called once when the graph loads, after the parameters are bound: check {@link #params()} here, so a bad value
+     * fails the load with a {@link GraphLoadException} naming the file and line of {@code codelet_params}, not the
+     * run later. Queues and allocators may not be usable yet; look them up in {@link #start()}.
+     */
+    public void initialize() throws Exception {
+    }
+
     /** Called once before the first tick. */
     public void start() throws Exception {
     }

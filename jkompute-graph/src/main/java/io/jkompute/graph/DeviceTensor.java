@@ -1,6 +1,7 @@
 package io.jkompute.graph;
 
 import io.jkompute.DataType;
+import io.jkompute.Sequence;
 import io.jkompute.Tensor;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -10,12 +11,21 @@ import java.util.Objects;
 /**
  * A tensor on the GPU: a jkompute core Vulkan {@link Tensor}, seen with a graph shape and element type (which may
  * be a view of a larger pooled buffer). Kernel codelets bind {@link #tensor()} directly.
+ *
+ * <p>Copies are started, not waited for, so frames overlap on the GPU: {@link #upload} and a kernel that wrote the
+ * tensor set {@link #ready()}, the point on the GPU's timeline after which the contents are valid; a kernel waits
+ * for it with {@link Sequence#nextWaitsFor}, and a consumer starts the read-back early with {@link #prefetchToHost()}
+ * and reads {@link #hostView()} when it needs the bytes.
  */
 public final class DeviceTensor implements GraphTensor {
     private final Tensor tensor;
     private final long[] shape;
     private final DataType dataType;
     private final AutoCloseable owner;
+    /** The contents are valid on the GPU once this is reached. */
+    private volatile Sequence.Point ready = Sequence.Point.REACHED;
+    /** The read-back started by prefetchToHost for the current contents, or null. */
+    private Sequence.Point prefetched;
 
     private DeviceTensor(Tensor tensor, DataType dataType, long[] shape, AutoCloseable owner) {
         this.tensor = Objects.requireNonNull(tensor);
@@ -79,8 +89,11 @@ public final class DeviceTensor implements GraphTensor {
     }
 
     /**
-     * Copies host bytes into the GPU buffer: a staging write, then the tensor's own recorded sync, so pooled blocks
-     * that come round again cost one submit each time, not a recording.
+     * Copies host bytes into the GPU buffer: a write into the tensor's staging slice, then the tensor's own recorded
+     * sync, started and not waited for ({@link #ready()} is its point), so pooled blocks that come round again cost
+     * one submit each time, neither a recording nor a wait. Work on the same queue is ordered after the copy; a kernel
+     * on another queue waits for {@link #ready()}. Earlier copies of this buffer are waited for before the staging
+     * slice is written again.
      */
     public void upload(MemorySegment bytes) {
         if (bytes.byteSize() != byteSize()) {
@@ -88,9 +101,55 @@ public final class DeviceTensor implements GraphTensor {
                     + "-byte tensor");
         }
         synchronized (tensor) {
+            tensor.awaitSyncs();
             MemorySegment.copy(bytes, 0, tensor.data(), 0, bytes.byteSize());
-            tensor.syncDevice();
+            prefetched = null;
+            ready = tensor.syncDeviceAsync();
         }
+    }
+
+    /**
+     * The point on the GPU's timeline after which this tensor's contents are valid: its upload's, or the kernel's that
+     * wrote it ({@link #readyAfter}); {@link Sequence.Point#REACHED} when nothing is pending.
+     */
+    public Sequence.Point ready() {
+        return ready;
+    }
+
+    /**
+     * Records that the contents are valid once {@code point} is reached: a kernel codelet calls it with its dispatch's
+     * point after writing this tensor, so whoever reads it waits on the GPU, not the host.
+     */
+    public void readyAfter(Sequence.Point point) {
+        synchronized (tensor) {
+            ready = Objects.requireNonNull(point, "point");
+            prefetched = null;
+        }
+    }
+
+    /**
+     * Starts copying the contents back to the host (after {@link #ready()}, on the GPU) and returns at once with the
+     * point at which {@link #hostView()} holds them; a second call before new contents returns the same point. A
+     * consumer that keeps a few frames in flight calls this when a frame arrives and reads it frames later.
+     */
+    public Sequence.Point prefetchToHost() {
+        synchronized (tensor) {
+            if (prefetched == null) {
+                prefetched = tensor.syncLocalAsync(ready);
+            }
+            return prefetched;
+        }
+    }
+
+    /**
+     * The contents in host memory, without a copy: waits for the read-back ({@link #prefetchToHost()}, started now if
+     * it was not) and returns the tensor's staging view. Valid until this tensor is written again or closed.
+     */
+    public MemorySegment hostView() {
+        Sequence.Point p = prefetchToHost();
+        p.await();
+        MemorySegment data = tensor.data();
+        return data.byteSize() == byteSize() ? data : data.asSlice(0, byteSize());
     }
 
     /** Reads the GPU buffer back (the tensor's recorded sync) into a new host segment. */
@@ -98,8 +157,7 @@ public final class DeviceTensor implements GraphTensor {
     public MemorySegment toHost(Arena arena) {
         MemorySegment out = arena.allocate(byteSize(), 8);
         synchronized (tensor) {
-            tensor.syncLocal();
-            MemorySegment.copy(tensor.data(), 0, out, 0, byteSize());
+            MemorySegment.copy(hostView(), 0, out, 0, byteSize());
         }
         return out;
     }

@@ -21,6 +21,13 @@ public final class Entity {
     io.jkompute.graph.std.CPUThread cpuThread;
     /** Terms AND-combined by the executor (those not owned by an OR combiner); fixed at activation. */
     SchedulingTerm[] terms = new SchedulingTerm[0];
+    // array copies of the lists above, fixed at activation: the executor's per-tick loops make no iterator
+    Codelet[] codeletArray = new Codelet[0];
+    Receiver[] receiverArray = new Receiver[0];
+    Transmitter[] transmitterArray = new Transmitter[0];
+    SchedulingTerm[] allTermArray = new SchedulingTerm[0];
+    /** "in NAME": where a message created in this entity's tick comes from (made once, not per message). */
+    final String messageOrigin;
 
     // run state, touched only by the thread executing the entity
     boolean started;
@@ -32,6 +39,15 @@ public final class Entity {
         this.name = name;
         this.eid = eid;
         this.location = location;
+        this.messageOrigin = "in " + name;
+    }
+
+    /** Copies the component lists into the arrays the executor iterates (at activation). */
+    void freezeComponents() {
+        codeletArray = codelets.toArray(new Codelet[0]);
+        receiverArray = receivers.toArray(new Receiver[0]);
+        transmitterArray = transmitters.toArray(new Transmitter[0]);
+        allTermArray = allTerms.toArray(new SchedulingTerm[0]);
     }
 
     public String name() {

@@ -50,7 +50,7 @@ final class EntityExecutor {
 
     private static void startCodelets(Entity e, long now) {
         e.started = true;
-        for (Codelet c : e.codelets) {
+        for (Codelet c : e.codeletArray) {
             c.beforeStart(now);
             try {
                 c.start();
@@ -80,19 +80,20 @@ final class EntityExecutor {
         return c;
     }
 
+    // the per-tick path allocates nothing: arrays fixed at activation, no iterators, lambdas or boxing
     private static void tickCodelets(Entity e, long now, ExecutionContext ctx) {
         long t0 = System.nanoTime();
-        for (Receiver r : e.receivers) {
+        for (Receiver r : e.receiverArray) {
             try {
                 r.sync();
             } catch (StagingQueue.Overflow o) {
                 throw overflow(r, "sync", o);
             }
         }
-        TickScope scope = TickScope.enter(e.name());
+        TickScope scope = TickScope.enter(e.name(), e.messageOrigin);
         boolean done = false;
         try {
-            for (Codelet c : e.codelets) {
+            for (Codelet c : e.codeletArray) {
                 c.beforeTick(now);
                 long c0 = System.nanoTime();
                 try {
@@ -105,7 +106,7 @@ final class EntityExecutor {
                     c.stats.add(System.nanoTime() - c0);
                 }
             }
-            for (SchedulingTerm t : e.allTerms) {
+            for (SchedulingTerm t : e.allTermArray) {
                 t.onExecute(now);
             }
             deliverOutbox(e, ctx);
@@ -119,8 +120,8 @@ final class EntityExecutor {
                 releaseQuietly(scope);
             }
         }
-        for (Receiver r : e.receivers) {
-            for (Transmitter t : r.sourceList()) {
+        for (Receiver r : e.receiverArray) {
+            for (Transmitter t : r.sourceArray()) {
                 ctx.notifyEvent(t.entity());
             }
         }
@@ -136,7 +137,7 @@ final class EntityExecutor {
     }
 
     private static void deliverOutbox(Entity e, ExecutionContext ctx) {
-        for (Transmitter t : e.transmitters) {
+        for (Transmitter t : e.transmitterArray) {
             if (t.backSize() == 0 && t.size() == 0) {
                 continue;
             }
@@ -145,7 +146,7 @@ final class EntityExecutor {
             } catch (StagingQueue.Overflow o) {
                 throw overflow(t, "sync", o);
             }
-            var targets = t.targetList();
+            Receiver[] targets = t.targetArray();
             Message m;
             while ((m = t.pop()) != null) {
                 try {
@@ -171,7 +172,7 @@ final class EntityExecutor {
     private static void stopCodelets(Entity e) {
         e.stopped = true;
         GraphExecutionException first = null;
-        for (Codelet c : e.codelets) {
+        for (Codelet c : e.codeletArray) {
             if (!c.started()) {
                 continue;
             }

@@ -313,6 +313,7 @@ public final class Graph implements AutoCloseable {
                 combined.addAll(t.combinedTerms());
             }
             e.terms = e.allTerms.stream().filter(t -> !combined.contains(t)).toArray(SchedulingTerm[]::new);
+            e.freezeComponents();
         }
         state = State.ACTIVE;
     }

@@ -115,6 +115,18 @@ public final class HostTensor implements GraphTensor {
         return storage;
     }
 
+    /** Whether the elements lie row-major without gaps (dense strides), so bulk copies can move them. */
+    public boolean isDense() {
+        long expected = dataType.byteSize();
+        for (int i = shape.length - 1; i >= 0; i--) {
+            if (shape[i] > 1 && strides[i] != expected) {
+                return false;
+            }
+            expected *= shape[i];
+        }
+        return true;
+    }
+
     /** The memory holding the elements. */
     public MemorySegment data() {
         return data;
@@ -132,6 +144,11 @@ public final class HostTensor implements GraphTensor {
         }
         int n = Math.toIntExact(elementCount());
         float[] out = new float[n];
+        if (isDense()) {
+            // one bulk copy: an element loop cost a frame of the GPU pipeline more than its transfers
+            MemorySegment.copy(data, ValueLayout.JAVA_FLOAT_UNALIGNED, 0, out, 0, n);
+            return out;
+        }
         long[] idx = new long[shape.length];
         for (int i = 0; i < n; i++) {
             long off = 0;

@@ -58,6 +58,18 @@ public final class JavaCodelet extends Codelet {
             throw new IllegalArgumentException("cannot create " + cls.getName() + ": " + cause, cause);
         }
         instance.bind(this);
+        try {
+            instance.initialize();
+        } catch (GraphException e) {
+            throw e;
+        } catch (Exception e) {
+            SourceLocation where = graph().parameterLocation(this, "codelet_params");
+            if (where == null) {
+                where = graph().componentLocation(this);
+            }
+            throw new GraphLoadException(where, "JavaCodelet '" + path() + "' (" + instance.getClass().getName()
+                    + "): " + e.getMessage(), e);
+        }
     }
 
     private Class<?> loadClass() {

@@ -78,7 +78,7 @@ public final class Message {
     /** A new empty message; inside a tick it is released when the tick ends (unless retained or published). */
     public static Message create() {
         TickScope scope = TickScope.current();
-        Message m = new Message(scope == null ? "outside a tick" : "in " + scope.owner());
+        Message m = new Message(scope == null ? "outside a tick" : scope.origin());
         if (scope != null) {
             scope.own(m);
         }
@@ -102,7 +102,9 @@ public final class Message {
     /** The first component of the type with this name, or null. */
     public <T> T get(Class<T> type, String name) {
         synchronized (state.entries) {
-            for (Entry e : state.entries) {
+            List<Entry> entries = state.entries;
+            for (int i = 0; i < entries.size(); i++) { // no iterator: called per message on hot paths
+                Entry e = entries.get(i);
                 if (type.isInstance(e.value) && e.name.equals(name)) {
                     return type.cast(e.value);
                 }
@@ -114,7 +116,9 @@ public final class Message {
     /** The first component of the type, or null. */
     public <T> T get(Class<T> type) {
         synchronized (state.entries) {
-            for (Entry e : state.entries) {
+            List<Entry> entries = state.entries;
+            for (int i = 0; i < entries.size(); i++) {
+                Entry e = entries.get(i);
                 if (type.isInstance(e.value)) {
                     return type.cast(e.value);
                 }
@@ -161,9 +165,21 @@ public final class Message {
 
     /** Sets (replaces) the "timestamp" component. */
     public void setTimestamp(Timestamp t) {
+        Entry entry = new Entry(Timestamp.NAME, t);
         synchronized (state.entries) {
-            state.entries.removeIf(e -> e.value instanceof Timestamp && e.name.equals(Timestamp.NAME));
-            state.entries.add(new Entry(Timestamp.NAME, t));
+            // as removeIf + add (the new one goes last), without the bit set removeIf allocates per call
+            List<Entry> entries = state.entries;
+            int kept = 0;
+            for (int i = 0; i < entries.size(); i++) {
+                Entry e = entries.get(i);
+                if (!(e.value instanceof Timestamp && e.name.equals(Timestamp.NAME))) {
+                    entries.set(kept++, e);
+                }
+            }
+            for (int i = entries.size() - 1; i >= kept; i--) {
+                entries.remove(i);
+            }
+            entries.add(entry);
         }
     }
 

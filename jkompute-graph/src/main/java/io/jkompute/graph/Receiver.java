@@ -12,6 +12,8 @@ public abstract class Receiver extends Component {
     private final List<Transmitter> sources = new CopyOnWriteArrayList<>();
     private final List<Transmitter> sourceView = java.util.Collections.unmodifiableList(sources);
     private final AtomicLong arrived = new AtomicLong();
+    /** {@link #sources} as an array for the executor's per-tick loop; replaced when a connection is made. */
+    private volatile Transmitter[] sourceArray = new Transmitter[0];
 
     /**
      * Pops the oldest message of the main stage, or returns null when there is none. Inside a tick the message is
@@ -72,11 +74,12 @@ public abstract class Receiver extends Component {
         push(m);
     }
 
-    final List<Transmitter> sourceList() {
-        return sources;
+    final Transmitter[] sourceArray() {
+        return sourceArray;
     }
 
     final void addSource(Transmitter t) {
         sources.add(t);
+        sourceArray = sources.toArray(new Transmitter[0]);
     }
 }

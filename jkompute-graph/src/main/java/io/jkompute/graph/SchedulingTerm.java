@@ -8,6 +8,29 @@ public abstract class SchedulingTerm extends Component {
     /** The condition at clock time {@code now} (nanoseconds). */
     public abstract SchedulingCondition check(long now);
 
+    /** The READY returned while this term stays READY; null while it is not. */
+    private SchedulingCondition readySince;
+
+    /**
+     * READY, stamped with the time this term last became READY (GXF's {@code last_state_change_}): one condition
+     * per change of state rather than one per check, so a term that stays READY allocates nothing. Return
+     * {@link #notReady} for every other answer, so the next READY is stamped anew.
+     */
+    protected final SchedulingCondition readySince(long now) {
+        SchedulingCondition c = readySince;
+        if (c == null) {
+            c = SchedulingCondition.ready(now);
+            readySince = c;
+        }
+        return c;
+    }
+
+    /** Returns {@code c} (WAIT, WAIT_TIME, WAIT_EVENT or NEVER) and forgets the READY stamp. */
+    protected final SchedulingCondition notReady(SchedulingCondition c) {
+        readySince = null;
+        return c;
+    }
+
     /** Called after each execution of the entity at clock time {@code now}. */
     public void onExecute(long now) {
     }

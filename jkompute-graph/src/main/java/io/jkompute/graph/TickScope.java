@@ -9,6 +9,7 @@ final class TickScope {
 
     private final List<Message> owned = new ArrayList<>();
     private String owner;
+    private String origin;
 
     /** The scope of the tick running on this thread, or null between ticks. */
     static TickScope current() {
@@ -16,18 +17,24 @@ final class TickScope {
         return s != null && s.owner != null ? s : null;
     }
 
-    static TickScope enter(String owner) {
+    /** Opens the scope of {@code owner}'s tick; {@code origin} ("in NAME") labels the messages it creates. */
+    static TickScope enter(String owner, String origin) {
         TickScope s = CURRENT.get();
         if (s == null) {
             s = new TickScope();
             CURRENT.set(s);
         }
         s.owner = owner;
+        s.origin = origin;
         return s;
     }
 
     String owner() {
         return owner;
+    }
+
+    String origin() {
+        return origin;
     }
 
     void own(Message m) {

@@ -11,6 +11,8 @@ public abstract class Transmitter extends Component {
     private final List<Receiver> targets = new CopyOnWriteArrayList<>();
     private final List<Receiver> targetView = java.util.Collections.unmodifiableList(targets);
     private long published;
+    /** {@link #targets} as an array for the executor's per-tick delivery; replaced when a connection is made. */
+    private volatile Receiver[] targetArray = new Receiver[0];
 
     /**
      * Publishes with a Timestamp whose pubtime is the graph clock's now and whose acqtime is kept from an existing
@@ -74,7 +76,12 @@ public abstract class Transmitter extends Component {
         return targets;
     }
 
+    final Receiver[] targetArray() {
+        return targetArray;
+    }
+
     final void addTarget(Receiver r) {
         targets.add(r);
+        targetArray = targets.toArray(new Receiver[0]);
     }
 }

@@ -1,6 +1,7 @@
 package io.jkompute.graph;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.Manager;
@@ -13,6 +14,10 @@ import java.util.List;
 import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import io.jkompute.graph.testing.CorruptScale;
+import io.jkompute.graph.testing.OrderedVerify;
 
 /** The example apps in apps/ run as shipped. */
 class AppsTest {
@@ -82,19 +87,98 @@ class AppsTest {
         }
     }
 
-    @Test
-    void gpuPipelineMatchesTheCpuReference() {
+    /** The pipeline app as shipped, with frames_in_flight and the result pools' size set. */
+    static Graph pipeline(int frames, int inFlight, String... overrides) {
+        int blocks = Math.max(8, inFlight + 4);
+        Graph.Loader l = Graph.loader().file(Graphs.APPS.resolve("gpu-pipeline.yaml"))
+                .param("source/count/count=" + frames)
+                .param("verify/steps/codelet_params={expected_count: " + frames + "}")
+                .param("verify/equal/codelet_params={receiver0: cpu_in, receiver1: gpu_in, frames_in_flight: " + inFlight + "}")
+                .param("kernel/result_pool/num_blocks=" + blocks).param("cpu/result_pool/num_blocks=" + blocks);
+        for (String o : overrides) {
+            l.param(o);
+        }
+        return l.load();
+    }
+
+    /**
+     * Lock-step (0) and 1, 2, 8 frames in flight: exactly 40 frames, each compared with the CPU reference and with
+     * StreamGenerator's frame of the same number, in order; every pool block back at the end.
+     */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2, 8})
+    void gpuPipelineMatchesTheCpuReference(int inFlight) {
         Assumptions.assumeTrue(vulkanAvailable(), "no Vulkan device (install mesa-vulkan-drivers for lavapipe)");
-        try (Graph g = Graph.loader().file(Graphs.APPS.resolve("gpu-pipeline.yaml"))
-                .param("source/count/count=20").param("verify/steps/codelet_params={expected_count: 20}").load()) {
+        int frames = 40;
+        try (Graph g = pipeline(frames, inFlight, "verify/equal/codelet_name=" + OrderedVerify.class.getName())) {
             RunResult r = g.run();
-            assertEquals(20, Graphs.codelet(g, "verify/equal", VerifyEqual.class).verified());
-            assertEquals(20, g.entity("kernel").tickCount());
+            OrderedVerify v = Graphs.codelet(g, "verify/equal", OrderedVerify.class);
+            assertEquals(inFlight, v.framesInFlight());
+            assertEquals(frames, v.verified());
+            assertEquals(frames, v.lastFrame, "frames 1.." + frames + " in order");
+            assertEquals(frames, g.entity("kernel").tickCount());
             assertEquals(StopReason.DEADLOCK, r.reason(), "ends with everyone waiting for input: " + r);
             for (String pool : List.of("source/host_pool", "source/device_pool")) {
                 assertEquals(8, g.component(pool, BlockMemoryPool.class).freeBlocks(), pool + " got every block back");
             }
-            assertEquals(4, g.component("kernel/result_pool", BlockMemoryPool.class).freeBlocks());
+            int blocks = Math.max(8, inFlight + 4);
+            assertEquals(blocks, g.component("kernel/result_pool", BlockMemoryPool.class).freeBlocks());
+            assertEquals(blocks, g.component("cpu/result_pool", BlockMemoryPool.class).freeBlocks());
+        }
+    }
+
+    @Test
+    void gpuPipelineAsShippedKeepsTwoFramesInFlight() {
+        Assumptions.assumeTrue(vulkanAvailable(), "no Vulkan device (install mesa-vulkan-drivers for lavapipe)");
+        try (Graph g = Graph.loader().file(Graphs.APPS.resolve("gpu-pipeline.yaml"))
+                .param("source/count/count=20").param("verify/steps/codelet_params={expected_count: 20}").load()) {
+            g.run();
+            VerifyEqual v = Graphs.codelet(g, "verify/equal", VerifyEqual.class);
+            assertEquals(2, v.framesInFlight());
+            assertEquals(20, v.verified());
+        }
+    }
+
+    /** A frame that differs fails the run with its number, whether it is compared in a tick or at stop. */
+    @ParameterizedTest
+    @ValueSource(ints = {0, 2, 8})
+    void aCorruptedFrameFailsWithItsNumber(int inFlight) {
+        Assumptions.assumeTrue(vulkanAvailable(), "no Vulkan device (install mesa-vulkan-drivers for lavapipe)");
+        for (int bad : new int[] {7, 20}) {
+            try (Graph g = pipeline(20, inFlight, "cpu/scale/codelet_name=" + CorruptScale.class.getName(),
+                    "cpu/scale/codelet_file=None", "cpu/scale/codelet_params={receiver: in, transmitter: out,"
+                            + " allocator: result_pool, corrupt_frame: " + bad + "}")) {
+                GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+                float x = io.jkompute.graph.std.StreamGenerator.value(bad, 5);
+                assertTrue(e.getMessage().contains("AssertionError: tensors differ at element 5 (HOST " + (2 * x + 2)
+                        + " vs DEVICE " + (2 * x + 1) + ") in frame " + bad), e.getMessage());
+                assertEquals(bad - 1, Graphs.codelet(g, "verify/equal", VerifyEqual.class).verified(),
+                        "the frames before it were verified");
+            }
+        }
+    }
+
+    @Test
+    void framesInFlightOutsideZeroToSixtyFourIsALoadError(@TempDir Path dir) throws Exception {
+        for (String n : List.of("65", "-1")) {
+            Path yaml = dir.resolve("verify.yaml");
+            Files.writeString(yaml, """
+                    name: verify
+                    components:
+                    - name: a
+                      type: DoubleBufferReceiver
+                    - name: b
+                      type: DoubleBufferReceiver
+                    - name: equal
+                      type: JavaCodelet
+                      parameters:
+                        codelet_name: io.jkompute.graph.std.VerifyEqual
+                        codelet_params: { receiver0: a, receiver1: b, frames_in_flight: N }
+                    """.replace("N }", n + " }"));
+            GraphLoadException e = assertThrows(GraphLoadException.class, () -> Graph.load(yaml));
+            assertEquals(yaml + ":11: JavaCodelet 'verify/equal' (io.jkompute.graph.std.VerifyEqual): frames_in_flight"
+                    + " must be 0 (lock-step) to 64, got " + n, e.getMessage());
+            assertEquals(11, e.location().line());
         }
     }
 

@@ -94,6 +94,24 @@ class MessageAndJavaApiTest {
     }
 
     @Test
+    void settingTheTimestampReplacesItAndPutsItLast() {
+        Message m = Message.create().add("seq", 7L);
+        m.setTimestamp(new Timestamp(1, 2));
+        m.setTimestamp(new Timestamp(3, 4)); // the usual republish: the only timestamp, already last
+        assertEquals(List.of("seq", "timestamp"), m.names());
+        assertEquals(new Timestamp(3, 4), m.timestamp());
+        m.add("note", "x");
+        m.setTimestamp(new Timestamp(5, 6)); // not last any more: removed and appended, as GXF's publish does
+        assertEquals(List.of("seq", "note", "timestamp"), m.names());
+        m.add("timestamp", new Timestamp(9, 9)); // a second one by hand: both go, one new one is appended
+        m.setTimestamp(new Timestamp(7, 8));
+        assertEquals(List.of("seq", "note", "timestamp"), m.names());
+        assertEquals(List.of(new Timestamp(7, 8)), m.findAll(Timestamp.class));
+        assertEquals(7L, m.get(Long.class, "seq"));
+        m.release();
+    }
+
+    @Test
     void graphBuiltWithTheJavaApi() {
         try (Graph g = Graph.create()) {
             Entity sched = g.addEntity("sched");

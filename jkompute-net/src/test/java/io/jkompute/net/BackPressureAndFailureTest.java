@@ -14,7 +14,7 @@ import org.junit.jupiter.api.Test;
 class BackPressureAndFailureTest {
     static final String TX = TwoProcessPingTest.TX;
     static final String RX = TwoProcessPingTest.RX;
-    static final String DRAIN = "src/test/resources/net/drain-rx.yaml";
+    static final String DRAIN = Jvm.file("src/test/resources/net/drain-rx.yaml");
     static final Pattern LINK = Pattern.compile("(\\d+) sent, (\\d+) delivered, (\\d+) dropped");
 
     static long[] counts(String link) {

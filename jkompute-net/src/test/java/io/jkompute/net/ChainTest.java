@@ -9,7 +9,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 
 /** Three JVMs, tx → relay → rx: order and counts kept over two hops, for small and 64 MiB messages. */
 class ChainTest {
-    static final String RELAY = "src/test/resources/net/seq-relay.yaml";
+    static final String RELAY = Jvm.file("src/test/resources/net/seq-relay.yaml");
 
     @ParameterizedTest
     @CsvSource({"300, 0", "20, 1048576", "4, 67108864"})

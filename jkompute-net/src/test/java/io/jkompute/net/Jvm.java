@@ -6,6 +6,8 @@ import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -36,6 +38,16 @@ final class Jvm implements AutoCloseable {
         }, "jvm-output " + name);
         reader.setDaemon(true);
         reader.start();
+    }
+
+    /**
+     * A test file named relative to the module: as given under Maven (the module is the working directory), else
+     * under {@code jkompute-net/} (the GPU host runs every module's tests in one JVM from the repository root).
+     */
+    static String file(String moduleRelative) {
+        Path inModule = Path.of(moduleRelative);
+        return (Files.exists(inModule) ? inModule : Path.of("jkompute-net").resolve(moduleRelative).normalize())
+                .toString();
     }
 
     static String classPath() {

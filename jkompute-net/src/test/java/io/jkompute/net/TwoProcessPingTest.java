@@ -8,8 +8,8 @@ import org.junit.jupiter.api.Test;
 
 /** Two JVMs over loopback: every message arrives once and in order, with exact counts on both ends. */
 class TwoProcessPingTest {
-    static final String TX = "src/test/resources/net/seq-tx.yaml";
-    static final String RX = "src/test/resources/net/seq-rx.yaml";
+    static final String TX = Jvm.file("src/test/resources/net/seq-tx.yaml");
+    static final String RX = Jvm.file("src/test/resources/net/seq-rx.yaml");
 
     @Test
     void pingAcrossTwoProcessesExactCountsAndOrder() throws Exception {
@@ -31,8 +31,9 @@ class TwoProcessPingTest {
     void shippedGxfPingAppsRunUnchanged() throws Exception {
         int port = Jvm.freePort();
         // the shipped apps listen on 13337; other runs on this machine may use it, so only the port moves
-        try (Jvm tx = Jvm.graph("tx", "../apps/distributed/ping-tx.yaml", "--param", "tx/signal/port=" + port);
-             Jvm rx = Jvm.graph("rx", "../apps/distributed/ping-rx.yaml", "--param", "rx/signal/port=" + port)) {
+        String apps = "../apps/distributed/";
+        try (Jvm tx = Jvm.graph("tx", Jvm.file(apps + "ping-tx.yaml"), "--param", "tx/signal/port=" + port);
+             Jvm rx = Jvm.graph("rx", Jvm.file(apps + "ping-rx.yaml"), "--param", "rx/signal/port=" + port)) {
             assertEquals(0, tx.await(180), tx.output());
             assertEquals(0, rx.await(180), rx.output());
             assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());

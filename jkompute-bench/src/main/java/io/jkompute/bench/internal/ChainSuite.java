@@ -16,14 +16,16 @@ import io.jkompute.Tensor;
 import io.jkompute.Workgroup;
 import io.jkompute.bench.DispatchLoop;
 import io.jkompute.bench.Summary;
+import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.List;
 
 /**
  * Dependent chains: 10, 100 and 1,000 dispatches of {@code o += a + b} (local size 256, 1 Mi uints; a = 1, b = 0), each
  * ordered after the previous by a barrier, submitted as one recorded sequence and waited for. Per node, wall time of the
- * whole chain / its length: jkompute, raw Vulkan (one command buffer, fence spin), CuPy and PyTorch with and without a
- * CUDA graph (peers). The GPU's own time per node (timestamps) shows the floor the driver sets. Every chain's output must
+ * whole chain / its length: jkompute, raw Vulkan (one command buffer, fence spin), raw CUDA (the same kernel in PTX on a
+ * non-blocking stream, launched one by one and as a captured CUDA graph), CuPy and PyTorch with and without a CUDA
+ * graph (peers). The GPU's own time per node (timestamps) shows the floor the driver sets. Every chain's output must
  * equal the number of nodes run.
  */
 public final class ChainSuite implements Suite {
@@ -47,7 +49,7 @@ public final class ChainSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return 2 * LENGTHS.length + 3;
+        return 3 * LENGTHS.length + 3;
     }
 
     private static int n(Context ctx) {
@@ -60,6 +62,7 @@ public final class ChainSuite implements Suite {
         for (int length : LENGTHS) {
             jkompute(ctx, out, n, length, reps, warm);
             rawVulkan(ctx, out, n, length, reps, warm);
+            rawCuda(ctx, out, n, length, reps, warm);
         }
         gpuTime(ctx, out, n);
         barrierProbe(ctx, out, n, LENGTHS[LENGTHS.length - 1], reps, warm);
@@ -70,9 +73,68 @@ public final class ChainSuite implements Suite {
                     out.find(metric(length), "CuPy CUDA graph", 0), 1.0, false, "µs per dependent dispatch; lower is better");
             out.ratio("per node, chain of " + length + ": jkompute / raw Vulkan", out.find(metric(length), "jkompute", 0),
                     out.find(metric(length), "raw Vulkan", 0), Double.NaN, false, "the library's overhead per node");
+            out.ratio("per node, chain of " + length + ": jkompute / raw CUDA graph", out.find(metric(length), "jkompute", 0),
+                    out.find(metric(length), RAW_CUDA_GRAPH, 0), Double.NaN, false, "the same kernel, no Python in the way");
+            out.ratio("per node, chain of " + length + ": raw Vulkan / raw CUDA graph", out.find(metric(length), "raw Vulkan", 0),
+                    out.find(metric(length), RAW_CUDA_GRAPH, 0), Double.NaN, false, "the drivers' floors, no library involved");
         }
-        out.note("raw CUDA rows are not in this suite yet: the bench's embedded PTX has no uint add kernel (CuPy's rows run"
-                + " the same CUDA C through NVRTC)");
+        if (ctx.cuda() == null) {
+            out.note("raw CUDA rows skipped: " + ctx.cudaMissing());
+        }
+    }
+
+    static final String RAW_CUDA_GRAPH = "raw CUDA graph";
+
+    /**
+     * The same chain in CUDA: {@code length} launches of {@code uadd} on a non-blocking stream, then a stream
+     * synchronize (as CuPy's plain launches, without Python); and the same launches captured once into a CUDA graph,
+     * replayed and synchronized (as CuPy's graph row).
+     */
+    private static void rawCuda(Context ctx, Recorder out, int n, int length, int reps, int warm) {
+        RawCuda cu = ctx.cuda();
+        if (cu == null) {
+            ctx.step("");
+            return;
+        }
+        long bytes = 4L * n;
+        long a = cu.malloc(bytes), b = cu.malloc(bytes), o = cu.malloc(bytes);
+        MemorySegment stream = cu.stream();
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment host = arena.allocate(bytes);
+            cu.fill32(a, 1, n);
+            cu.fill32(b, 0, n);
+            cu.fill32(o, 0, n);
+            RawCuda.Launch add = cu.kernel("uadd", (n + 255) / 256, 256, a, b, o, n);
+            Runnable launches = () -> {
+                for (int d = 0; d < length; d++) add.launch(stream);
+            };
+            double[] loop = Timing.wall(() -> {
+                launches.run();
+                cu.synchronize(stream);
+            }, warm, reps);
+            MemorySegment graph = cu.captureGraph(stream, launches);
+            double[] replay;
+            try {
+                replay = Timing.wall(() -> {
+                    cu.launchGraph(graph, stream);
+                    cu.synchronize(stream);
+                }, warm, reps);
+            } finally {
+                cu.destroyGraph(graph);
+            }
+            cu.copyDtoH(host, o, bytes);
+            long want = 2L * (warm + reps) * length; // the loop's runs and the graph's; capturing runs nothing
+            if (out.check("raw CUDA chain of " + length + ", every output = " + want, uniform(host, n, want, "raw CUDA"))) {
+                out.figure(metric(length), "raw CUDA launches", 0, "µs", perNode(loop, length));
+                out.figure(metric(length), RAW_CUDA_GRAPH, 0, "µs", perNode(replay, length));
+            }
+        } finally {
+            cu.destroyStream(stream);
+            cu.free(a);
+            cu.free(b);
+            cu.free(o);
+        }
+        ctx.step("chain raw CUDA " + length);
     }
 
     private static Algorithm add(Manager mgr, Tensor a, Tensor b, Tensor o, int n) {

@@ -22,6 +22,10 @@ package io.jkompute.bench.internal;
  *   if (threadIdx.x == 0) out[blockIdx.x] = s[0];
  * }
  * extern "C" __global__ void finish(const float* in, float* out, unsigned n) { ...one block sums n partials... }
+ * extern "C" __global__ void uadd(const unsigned* a, const unsigned* b, unsigned* o, unsigned n) {
+ *   unsigned i = blockIdx.x * blockDim.x + threadIdx.x;
+ *   if (i &lt; n) o[i] += a[i] + b[i];   // DispatchLoop.SHADER, one element per thread
+ * }
  * </pre>
  */
 final class CudaKernels {
@@ -347,6 +351,42 @@ final class CudaKernels {
             	cvta.to.global.u64 	%rd6, %rd3;
             	st.global.f32 	[%rd6], %f31;
             $L__BB4_21:
+            	ret;
+            }
+            .visible .entry uadd(
+            	.param .u64 uadd_param_0,
+            	.param .u64 uadd_param_1,
+            	.param .u64 uadd_param_2,
+            	.param .u32 uadd_param_3
+            )
+            {
+            	.reg .pred 	%p<2>;
+            	.reg .b32 	%r<11>;
+            	.reg .b64 	%rd<11>;
+            	ld.param.u64 	%rd1, [uadd_param_0];
+            	ld.param.u64 	%rd2, [uadd_param_1];
+            	ld.param.u64 	%rd3, [uadd_param_2];
+            	ld.param.u32 	%r2, [uadd_param_3];
+            	mov.u32 	%r3, %ctaid.x;
+            	mov.u32 	%r4, %ntid.x;
+            	mov.u32 	%r5, %tid.x;
+            	mad.lo.s32 	%r1, %r3, %r4, %r5;
+            	setp.ge.u32 	%p1, %r1, %r2;
+            	@%p1 bra 	$L__BB9_2;
+            	cvta.to.global.u64 	%rd4, %rd1;
+            	mul.wide.u32 	%rd5, %r1, 4;
+            	add.s64 	%rd6, %rd4, %rd5;
+            	cvta.to.global.u64 	%rd7, %rd2;
+            	add.s64 	%rd8, %rd7, %rd5;
+            	ld.global.u32 	%r6, [%rd6];
+            	ld.global.u32 	%r7, [%rd8];
+            	add.s32 	%r8, %r7, %r6;
+            	cvta.to.global.u64 	%rd9, %rd3;
+            	add.s64 	%rd10, %rd9, %rd5;
+            	ld.global.u32 	%r9, [%rd10];
+            	add.s32 	%r10, %r9, %r8;
+            	st.global.u32 	[%rd10], %r10;
+            $L__BB9_2:
             	ret;
             }
             """;

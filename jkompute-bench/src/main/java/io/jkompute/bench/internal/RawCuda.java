@@ -27,7 +27,9 @@ public final class RawCuda implements AutoCloseable {
     private final SymbolLookup lib;
     private final MethodHandle cuGetErrorName, cuCtxSynchronize, cuMemAlloc, cuMemFree, cuMemHostAlloc, cuMemFreeHost,
             cuMemcpyHtoD, cuMemcpyDtoH, cuMemcpyDtoD, cuLaunchKernel, cuEventCreate, cuEventRecord, cuEventSynchronize,
-            cuEventElapsedTime, cuEventDestroy, cuModuleGetFunction, cuModuleUnload, cuDevicePrimaryCtxRelease;
+            cuEventElapsedTime, cuEventDestroy, cuModuleGetFunction, cuModuleUnload, cuDevicePrimaryCtxRelease,
+            cuMemsetD32, cuStreamCreate, cuStreamSynchronize, cuStreamDestroy, cuStreamBeginCapture, cuStreamEndCapture,
+            cuGraphInstantiate, cuGraphLaunch, cuGraphExecDestroy, cuGraphDestroy;
     private final int device;
     private final MemorySegment module;
     private final String name;
@@ -61,9 +63,14 @@ public final class RawCuda implements AutoCloseable {
         }
 
         public void launch() {
+            launch(MemorySegment.NULL);
+        }
+
+        /** On {@code stream} (NULL: the legacy default stream). */
+        public void launch(MemorySegment stream) {
             int r;
             try {
-                r = (int) cuLaunchKernel.invokeExact(function, grid, 1, 1, block, 1, 1, 0, MemorySegment.NULL, params,
+                r = (int) cuLaunchKernel.invokeExact(function, grid, 1, 1, block, 1, 1, 0, stream, params,
                         MemorySegment.NULL);
             } catch (Throwable t) {
                 throw rethrow(t);
@@ -110,6 +117,16 @@ public final class RawCuda implements AutoCloseable {
         cuEventDestroy = fn("cuEventDestroy_v2", JAVA_INT, ADDRESS);
         cuModuleGetFunction = fn("cuModuleGetFunction", JAVA_INT, ADDRESS, ADDRESS, ADDRESS);
         cuModuleUnload = fn("cuModuleUnload", JAVA_INT, ADDRESS);
+        cuMemsetD32 = fn("cuMemsetD32_v2", JAVA_INT, JAVA_LONG, JAVA_INT, JAVA_LONG);
+        cuStreamCreate = fn("cuStreamCreate", JAVA_INT, ADDRESS, JAVA_INT);
+        cuStreamSynchronize = fn("cuStreamSynchronize", JAVA_INT, ADDRESS);
+        cuStreamDestroy = fn("cuStreamDestroy_v2", JAVA_INT, ADDRESS);
+        cuStreamBeginCapture = fn("cuStreamBeginCapture_v2", JAVA_INT, ADDRESS, JAVA_INT);
+        cuStreamEndCapture = fn("cuStreamEndCapture", JAVA_INT, ADDRESS, ADDRESS);
+        cuGraphInstantiate = fn("cuGraphInstantiateWithFlags", JAVA_INT, ADDRESS, ADDRESS, JAVA_LONG);
+        cuGraphLaunch = fn("cuGraphLaunch", JAVA_INT, ADDRESS, ADDRESS);
+        cuGraphExecDestroy = fn("cuGraphExecDestroy", JAVA_INT, ADDRESS);
+        cuGraphDestroy = fn("cuGraphDestroy", JAVA_INT, ADDRESS);
         check(invokeInt(fn("cuModuleLoadData", JAVA_INT, ADDRESS, ADDRESS), ptrOut, arena.allocateFrom(CudaKernels.PTX)),
                 "cuModuleLoadData");
         module = ptrOut.get(ADDRESS, 0);
@@ -239,6 +256,65 @@ public final class RawCuda implements AutoCloseable {
             throw rethrow(t);
         }
         check(r, "cuCtxSynchronize");
+    }
+
+    /** Fills {@code count} 32-bit words at {@code dptr} with {@code value} (synchronous for the host). */
+    public void fill32(long dptr, int value, long count) {
+        check(invokeInt(cuMemsetD32, dptr, value, count), "cuMemsetD32_v2");
+    }
+
+    /** A non-blocking stream (CU_STREAM_NON_BLOCKING), as CuPy's {@code Stream(non_blocking=True)}. */
+    public MemorySegment stream() {
+        check(invokeInt(cuStreamCreate, ptrOut, 1), "cuStreamCreate");
+        return ptrOut.get(ADDRESS, 0);
+    }
+
+    public void synchronize(MemorySegment stream) {
+        int r;
+        try {
+            r = (int) cuStreamSynchronize.invokeExact(stream);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(r, "cuStreamSynchronize");
+    }
+
+    public void destroyStream(MemorySegment stream) {
+        check(invokeInt(cuStreamDestroy, stream), "cuStreamDestroy_v2");
+    }
+
+    /**
+     * Captures what {@code work} launches on {@code stream} into a CUDA graph and instantiates it; capturing runs
+     * nothing. The graph itself is destroyed at once (the executable keeps what it needs).
+     */
+    public MemorySegment captureGraph(MemorySegment stream, Runnable work) {
+        check(invokeInt(cuStreamBeginCapture, stream, 0), "cuStreamBeginCapture_v2"); // CU_STREAM_CAPTURE_MODE_GLOBAL
+        try {
+            work.run();
+        } finally {
+            check(invokeInt(cuStreamEndCapture, stream, ptrOut), "cuStreamEndCapture");
+        }
+        MemorySegment graph = ptrOut.get(ADDRESS, 0);
+        try {
+            check(invokeInt(cuGraphInstantiate, ptrOut, graph, 0L), "cuGraphInstantiateWithFlags");
+            return ptrOut.get(ADDRESS, 0);
+        } finally {
+            check(invokeInt(cuGraphDestroy, graph), "cuGraphDestroy");
+        }
+    }
+
+    public void launchGraph(MemorySegment exec, MemorySegment stream) {
+        int r;
+        try {
+            r = (int) cuGraphLaunch.invokeExact(exec, stream);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+        check(r, "cuGraphLaunch");
+    }
+
+    public void destroyGraph(MemorySegment exec) {
+        check(invokeInt(cuGraphExecDestroy, exec), "cuGraphExecDestroy");
     }
 
     public MemorySegment event() {

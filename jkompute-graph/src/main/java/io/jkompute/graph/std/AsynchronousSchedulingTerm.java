@@ -22,10 +22,10 @@ public final class AsynchronousSchedulingTerm extends SchedulingTerm {
     @Override
     public SchedulingCondition check(long now) {
         return switch (state) {
-            case READY, EVENT_DONE -> SchedulingCondition.ready(now);
-            case WAIT -> SchedulingCondition.WAIT;
-            case EVENT_WAITING -> SchedulingCondition.WAIT_EVENT;
-            case EVENT_NEVER -> SchedulingCondition.NEVER;
+            case READY, EVENT_DONE -> readySince(now);
+            case WAIT -> notReady(SchedulingCondition.WAIT);
+            case EVENT_WAITING -> notReady(SchedulingCondition.WAIT_EVENT);
+            case EVENT_NEVER -> notReady(SchedulingCondition.NEVER);
         };
     }
 

@@ -41,6 +41,6 @@ public final class BooleanSchedulingTerm extends SchedulingTerm {
 
     @Override
     public SchedulingCondition check(long now) {
-        return enabled ? SchedulingCondition.ready(now) : SchedulingCondition.NEVER;
+        return enabled ? readySince(now) : notReady(SchedulingCondition.NEVER);
     }
 }

@@ -11,6 +11,8 @@ public final class CountSchedulingTerm extends SchedulingTerm {
     private Parameter<Long> count;
     private long remaining;
     private long lastRun;
+    /** READY(lastRun), made once per execution rather than once per check. */
+    private SchedulingCondition ready = SchedulingCondition.ready(0);
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -24,7 +26,15 @@ public final class CountSchedulingTerm extends SchedulingTerm {
 
     @Override
     public SchedulingCondition check(long now) {
-        return remaining > 0 ? SchedulingCondition.ready(lastRun) : SchedulingCondition.NEVER;
+        if (remaining <= 0) {
+            return SchedulingCondition.NEVER;
+        }
+        SchedulingCondition c = ready;
+        if (c.targetTimestamp() != lastRun) {
+            c = SchedulingCondition.ready(lastRun);
+            ready = c;
+        }
+        return c;
     }
 
     @Override

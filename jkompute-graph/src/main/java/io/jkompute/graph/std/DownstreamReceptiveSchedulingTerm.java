@@ -11,7 +11,8 @@ import java.util.List;
 
 /**
  * Back-pressure: READY iff every receiver connected to {@code transmitter} has room,
- * {@code back_size + min_size ≤ capacity − size}; otherwise WAIT. An unconnected transmitter gives NEVER.
+ * {@code back_size + min_size ≤ capacity − size}; otherwise WAIT. An unconnected transmitter gives NEVER. READY carries
+ * the time it became READY, as in GXF.
  */
 public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
     private Parameter<Transmitter> transmitter;
@@ -30,16 +31,18 @@ public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
         if (targets.isEmpty()) {
             int remote = transmitter.get().remoteRoom();
             if (remote < 0) {
-                return SchedulingCondition.NEVER;
+                return notReady(SchedulingCondition.NEVER);
             }
-            return remote >= min ? SchedulingCondition.ready(now) : SchedulingCondition.WAIT;
+            return remote >= min ? readySince(now) : notReady(SchedulingCondition.WAIT);
         }
-        for (Receiver r : targets) {
+        for (int i = 0; i < targets.size(); i++) { // no iterator per check
+            Receiver r = targets.get(i);
+            // backSize() before size(): the lock-free queue guarantees a message moving between them is counted
             if (r.backSize() + min > (long) r.capacity() - r.size()) {
-                return SchedulingCondition.WAIT;
+                return notReady(SchedulingCondition.WAIT);
             }
         }
-        return SchedulingCondition.ready(now);
+        return readySince(now);
     }
 
     @Override

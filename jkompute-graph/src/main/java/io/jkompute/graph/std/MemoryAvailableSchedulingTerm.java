@@ -32,7 +32,7 @@ public final class MemoryAvailableSchedulingTerm extends SchedulingTerm {
 
     @Override
     public SchedulingCondition check(long now) {
-        return allocator.get().isAvailable(bytes) ? SchedulingCondition.ready(now) : SchedulingCondition.WAIT;
+        return allocator.get().isAvailable(bytes) ? readySince(now) : notReady(SchedulingCondition.WAIT);
     }
 
     @Override

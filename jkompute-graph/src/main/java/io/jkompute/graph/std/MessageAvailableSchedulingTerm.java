@@ -9,7 +9,7 @@ import io.jkompute.graph.SchedulingTerm;
 
 /**
  * READY iff {@code back_size + size ≥ min_size} and, when {@code front_stage_max_size} is set,
- * {@code size ≤ front_stage_max_size}; otherwise WAIT.
+ * {@code size ≤ front_stage_max_size}; otherwise WAIT. READY carries the time it became READY, as in GXF.
  */
 public final class MessageAvailableSchedulingTerm extends SchedulingTerm {
     private Parameter<Receiver> receiver;
@@ -29,12 +29,12 @@ public final class MessageAvailableSchedulingTerm extends SchedulingTerm {
         Receiver rx = receiver.get();
         int size = rx.size();
         if (rx.backSize() + size < minSize.get()) {
-            return SchedulingCondition.WAIT;
+            return notReady(SchedulingCondition.WAIT);
         }
         if (frontStageMaxSize.isSet() && size > frontStageMaxSize.get()) {
-            return SchedulingCondition.WAIT;
+            return notReady(SchedulingCondition.WAIT);
         }
-        return SchedulingCondition.ready(now);
+        return readySince(now);
     }
 
     @Override

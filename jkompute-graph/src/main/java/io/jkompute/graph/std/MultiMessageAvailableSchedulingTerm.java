@@ -51,18 +51,18 @@ public final class MultiMessageAvailableSchedulingTerm extends SchedulingTerm {
         List<Receiver> rs = receivers.get();
         if (mode.get() == SamplingMode.SumOfAll) {
             long total = 0;
-            for (Receiver r : rs) {
-                total += r.size() + r.backSize();
+            for (int i = 0; i < rs.size(); i++) {
+                total += rs.get(i).size() + rs.get(i).backSize();
             }
-            return total >= sum ? SchedulingCondition.ready(now) : SchedulingCondition.WAIT;
+            return total >= sum ? readySince(now) : notReady(SchedulingCondition.WAIT);
         }
         List<Long> mins = minSizes.get();
         for (int i = 0; i < rs.size(); i++) {
             if (rs.get(i).size() + rs.get(i).backSize() < mins.get(i)) {
-                return SchedulingCondition.WAIT;
+                return notReady(SchedulingCondition.WAIT);
             }
         }
-        return SchedulingCondition.ready(now);
+        return readySince(now);
     }
 
     @Override

@@ -19,9 +19,10 @@ final class QueueParameters {
 
     StagingQueue createQueue() {
         long c = capacity.get();
-        if (c < 1 || c > Integer.MAX_VALUE) {
-            throw new IllegalArgumentException("parameter 'capacity' must be between 1 and " + Integer.MAX_VALUE
-                    + ", got " + c);
+        if (c < 1 || c > StagingQueue.MAX_CAPACITY) {
+            // both stages are preallocated, as GXF's are
+            throw new IllegalArgumentException("parameter 'capacity' must be between 1 and " + StagingQueue.MAX_CAPACITY
+                    + " (queues are preallocated), got " + c);
         }
         return new StagingQueue((int) c, policy.get());
     }
