@@ -49,7 +49,8 @@ public class VulkanScale extends CodeletAdapter {
     private Allocator pool;
     private Manager mgr;
     private byte[] spirv;
-    private final Map<Pair, Kernel> kernels = new HashMap<>();
+    private Map<Pair, Kernel> kernels = new HashMap<>();
+    private Map<Pair, Kernel> retired = new HashMap<>();
 
     @Override
     public void start() {
@@ -73,6 +74,14 @@ public class VulkanScale extends CodeletAdapter {
         long n = x.elementCount();
         DeviceTensor y = DeviceTensor.allocate(pool, DataType.FLOAT32, x.shape());
         Message out = Message.create().add("device_tensor", y);
+        if (kernels.size() >= 64 && !kernels.containsKey(new Pair(x.tensor(), y.tensor()))) {
+            // inputs that are not from a pool (device tensors arriving over the network without one) never repeat:
+            // keep the cache bounded. The previous generation is closed only now, 64 frames later: its outputs
+            // (at most result_pool's blocks are alive) were consumed long ago, so nothing waits on its points.
+            close(retired);
+            retired = kernels;
+            kernels = new HashMap<>();
+        }
         Kernel k = kernels.computeIfAbsent(new Pair(x.tensor(), y.tensor()), p -> {
             Algorithm a = mgr.algorithm(List.of(p.in(), p.out()), spirv, Workgroup.covering(n, 64),
                     io.jkompute.Constants.uints((int) n), io.jkompute.Constants.NONE);
@@ -89,10 +98,15 @@ public class VulkanScale extends CodeletAdapter {
 
     @Override
     public void stop() {
-        for (Kernel k : kernels.values()) {
+        close(retired);
+        close(kernels);
+    }
+
+    private static void close(Map<Pair, Kernel> ks) {
+        for (Kernel k : ks.values()) {
             k.sequence().close();
             k.algorithm().close();
         }
-        kernels.clear();
+        ks.clear();
     }
 }

@@ -32,8 +32,20 @@ public final class RunGraph {
             g = loader.load();
             System.out.println("READY");
             System.out.flush();
+            long t0 = System.nanoTime();
             RunResult r = g.run();
+            long ms = (System.nanoTime() - t0) / 1_000_000;
             System.out.println("RESULT " + r.reason());
+            System.out.println("TIME " + ms + " ms");
+            for (Entity e : g.entities()) {
+                for (Component c : e.components()) {
+                    if (c instanceof io.jkompute.graph.std.VulkanDevice v) {
+                        // which GPU this process used: the split-pipeline script prints it per side
+                        io.jkompute.DeviceProperties p = v.manager().deviceProperties();
+                        System.out.println("DEVICE " + e.name() + "/" + c.name() + " " + p.index() + " " + p.name());
+                    }
+                }
+            }
         } catch (GraphException e) {
             System.out.println("FAILED " + e.getMessage().replace('\n', ' '));
             status = 1;

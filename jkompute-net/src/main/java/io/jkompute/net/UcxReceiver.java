@@ -9,6 +9,8 @@ import io.jkompute.graph.Component;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.Message;
+import io.jkompute.graph.Allocator;
+import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
 import io.jkompute.graph.Receiver;
@@ -31,7 +33,10 @@ import org.slf4j.LoggerFactory;
  * GXF's {@code nvidia::gxf::UcxReceiver}: a queue in this graph filled by a {@link UcxTransmitter} in another
  * process. Parameters as GXF's: {@code capacity} (10), {@code policy} (2), {@code address} ("0.0.0.0": every
  * interface), {@code port} (13337), {@code buffer} (a UcxSerializationBuffer, optional here); jkompute adds
- * {@code device} (a VulkanDevice for arriving device tensors; default: the graph's first one, if any).
+ * {@code device} (a VulkanDevice for arriving device tensors; default: the graph's first one, if any) and
+ * {@code allocator} (a device BlockMemoryPool for them: without one every arriving device tensor is a new Vulkan
+ * buffer, with one the same blocks come round again, so stages that record per buffer, like a kernel codelet's
+ * cached dispatch, record once; give it at least capacity + 2 blocks).
  *
  * <p>Policy 2 holds the remote sender back (it sends only while this queue has room); policies 0 and 1 drop
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
@@ -46,6 +51,7 @@ public class UcxReceiver extends Receiver implements RunListener {
     private Parameter<Long> port;
     private Parameter<UcxSerializationBuffer> buffer;
     private Parameter<VulkanDevice> device;
+    private Parameter<Allocator> allocator;
     private Parameter<Component> asyncTerm;
 
     private StagingQueue queue;
@@ -81,6 +87,7 @@ public class UcxReceiver extends Receiver implements RunListener {
         port = r.parameter("port", ParameterTypes.UINT64, "UDP port to listen on", 13337L);
         buffer = r.optionalHandle("buffer", UcxSerializationBuffer.class, "serialization buffer (GXF)");
         device = r.optionalHandle("device", VulkanDevice.class, "device for arriving device tensors");
+        allocator = r.optionalHandle("allocator", Allocator.class, "device pool for arriving device tensors");
         asyncTerm = r.optionalHandle("async_scheduling_term", Component.class, "GXF's async term (not needed)");
     }
 
@@ -92,7 +99,21 @@ public class UcxReceiver extends Receiver implements RunListener {
         UcxContext context = UcxContext.find(graph());
         boolean cpuOnly = context != null && context.cpuDataOnly();
         VulkanDevice dev = device.isSet() ? device.get() : cpuOnly ? null : firstDevice();
-        devices = dev == null ? null : (type, shape, b) -> WireFormat.onDevice(dev.manager(), type, shape, b);
+        if (allocator.isSet()) {
+            Allocator pool = allocator.get();
+            devices = (type, shape, b) -> {
+                DeviceTensor t = DeviceTensor.allocate(pool, type, shape);
+                try {
+                    t.upload(b);
+                    return t;
+                } catch (RuntimeException e) {
+                    t.close();
+                    throw e;
+                }
+            };
+        } else {
+            devices = dev == null ? null : (type, shape, b) -> WireFormat.onDevice(dev.manager(), type, shape, b);
+        }
         transport = AeronTransport.acquire();
         try {
             data = transport.aeron().addSubscription(channel, Frames.DATA_STREAM);
