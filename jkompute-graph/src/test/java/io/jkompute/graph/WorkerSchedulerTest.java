@@ -24,9 +24,14 @@ class WorkerSchedulerTest {
     static final class Tx extends Codelet {
         Transmitter out;
         long next;
+        /** When set: the id of the thread that ran tick i, for the first ticks. */
+        long[] threads;
 
         @Override
         protected void tick() {
+            if (threads != null && next < threads.length) {
+                threads[(int) next] = Thread.currentThread().threadId();
+            }
             out.publish(Message.create().add("seq", next++));
         }
     }
@@ -37,9 +42,13 @@ class WorkerSchedulerTest {
         long n;
         long failAt = -1;
         volatile String wrong;
+        long[] threads;
 
         @Override
         protected void tick() {
+            if (threads != null && n < threads.length) {
+                threads[(int) n] = Thread.currentThread().threadId();
+            }
             Message m = in.receive();
             Long seq = m == null ? null : m.get(Long.class, "seq");
             if (wrong == null && (seq == null || seq != n)) {
@@ -53,7 +62,7 @@ class WorkerSchedulerTest {
     }
 
     /** A graph of {@code pairs} independent tx → rx pairs; a count ≤ 0 leaves that side unbounded. */
-    private record Pairs(Graph graph, List<Rx> rx) {
+    private record Pairs(Graph graph, List<Rx> rx, List<Tx> tx) {
     }
 
     private static Pairs pairs(String scheduler, int pairs, int capacity, long txCount, long rxCount, String... params) {
@@ -71,6 +80,7 @@ class WorkerSchedulerTest {
             g.setParameter(s, params[i], v);
         }
         List<Rx> rxs = new ArrayList<>();
+        List<Tx> txs = new ArrayList<>();
         for (int p = 0; p < pairs; p++) {
             Entity tx = g.addEntity("tx" + p);
             Transmitter out = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
@@ -79,7 +89,10 @@ class WorkerSchedulerTest {
             if (txCount > 0) {
                 g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", txCount);
             }
-            tx.add(new Tx(), "ping").out = out;
+            Tx t = new Tx();
+            t.out = out;
+            tx.add(t, "ping");
+            txs.add(t);
             Entity rx = g.addEntity("rx" + p);
             Receiver in = (Receiver) rx.add("DoubleBufferReceiver", "in");
             g.setParameter(in, "capacity", (long) capacity);
@@ -95,7 +108,7 @@ class WorkerSchedulerTest {
             g.setParameter(link, "source", out);
             g.setParameter(link, "target", in);
         }
-        return new Pairs(g, rxs);
+        return new Pairs(g, rxs, txs);
     }
 
     private static final String[] ALL = {"GreedyScheduler", "MultiThreadScheduler:1", "MultiThreadScheduler:2",
@@ -130,6 +143,124 @@ class WorkerSchedulerTest {
                         assertEquals(20_000, p.rx().get(i).n, "pair " + i);
                         assertEquals(20_000, g.entity("tx" + i).tickCount());
                         assertEquals(20_000, g.entity("rx" + i).tickCount());
+                    }
+                }
+            }
+            noWorkerLeft();
+        });
+    }
+
+    /**
+     * Affinity: 4 independent pairs on 2 workers, each worker the home of 2 whole pairs. Nearly every tick of a
+     * pair's tx and rx must run on one thread (a worker takes another's entity only when none of its own ran in a
+     * pass, which with unbounded pairs of capacity 64 is rare). Without affinity both workers scanned every entity
+     * and a pair moved between them from pass to pass: about half its ticks ran on each.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"MultiThreadScheduler:2", "EventBasedScheduler:2"})
+    void connectedEntitiesStayOnOneWorker(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            final int recorded = 200_000;
+            Pairs p = pairs(scheduler, 4, 64, 0, 0, "max_duration_ms", "300");
+            for (int i = 0; i < 4; i++) {
+                p.tx().get(i).threads = new long[recorded];
+                p.rx().get(i).threads = new long[recorded];
+            }
+            try (Graph g = p.graph()) {
+                RunResult r = g.run();
+                assertEquals(StopReason.MAX_DURATION, r.reason(), r.toString());
+            }
+            for (int i = 0; i < 4; i++) {
+                Tx tx = p.tx().get(i);
+                Rx rx = p.rx().get(i);
+                assertNull(rx.wrong, "pair " + i);
+                int txTicks = (int) Math.min(recorded, tx.next);
+                int rxTicks = (int) Math.min(recorded, rx.n);
+                assertTrue(rxTicks >= 100, "pair " + i + " made progress: " + rxTicks + " messages");
+                java.util.Map<Long, Integer> byThread = new java.util.HashMap<>();
+                for (int k = 0; k < txTicks; k++) {
+                    byThread.merge(tx.threads[k], 1, Integer::sum);
+                }
+                for (int k = 0; k < rxTicks; k++) {
+                    byThread.merge(rx.threads[k], 1, Integer::sum);
+                }
+                int most = java.util.Collections.max(byThread.values());
+                assertTrue(most >= 0.9 * (txTicks + rxTicks), "pair " + i + ": " + most + " of " + (txTicks + rxTicks)
+                        + " ticks on one thread " + byThread);
+            }
+            noWorkerLeft();
+        });
+    }
+
+    /** Takes one message per tick and passes it on. */
+    static final class Relay extends Codelet {
+        Receiver in;
+        Transmitter out;
+
+        @Override
+        protected void tick() {
+            out.publish(in.receive());
+        }
+    }
+
+    /**
+     * One chain tx → relay → relay → rx is one connected component, so all of it is one worker's home; the other
+     * worker only takes what that one has not claimed. Every message still arrives once and in order.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"MultiThreadScheduler:2", "EventBasedScheduler:2", "EventBasedScheduler:4"})
+    void aSingleChainOnSeveralWorkersDeliversExactCounts(String scheduler) {
+        assertTimeoutPreemptively(LIMIT, () -> {
+            final long messages = 20_000;
+            for (int capacity : new int[] {1, 64}) {
+                try (Graph g = Graph.create()) {
+                    Entity sched = g.addEntity("sched");
+                    Component clock = sched.add("RealtimeClock", "clock");
+                    String[] kind = scheduler.split(":");
+                    Component s = sched.add(kind[0], "scheduler");
+                    g.setParameter(s, "clock", clock);
+                    g.setParameter(s, "worker_thread_number", Long.parseLong(kind[1]));
+                    Entity tx = g.addEntity("tx");
+                    Transmitter out = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
+                    g.setParameter(out, "capacity", (long) capacity);
+                    g.setParameter(tx.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", out);
+                    g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", messages);
+                    tx.add(new Tx(), "ping").out = out;
+                    Transmitter upstream = out;
+                    for (int k = 0; k < 2; k++) {
+                        Entity relay = g.addEntity("relay" + k);
+                        Receiver in = (Receiver) relay.add("DoubleBufferReceiver", "in");
+                        g.setParameter(in, "capacity", (long) capacity);
+                        Transmitter next = (Transmitter) relay.add("DoubleBufferTransmitter", "out");
+                        g.setParameter(next, "capacity", (long) capacity);
+                        g.setParameter(relay.add("MessageAvailableSchedulingTerm", "avail"), "receiver", in);
+                        g.setParameter(relay.add("DownstreamReceptiveSchedulingTerm", "room"), "transmitter", next);
+                        g.setParameter(relay.add("CountSchedulingTerm", "count"), "count", messages);
+                        Relay c = relay.add(new Relay(), "relay");
+                        c.in = in;
+                        c.out = next;
+                        Component link = g.addEntity("link" + k).add("Connection", "c");
+                        g.setParameter(link, "source", upstream);
+                        g.setParameter(link, "target", in);
+                        upstream = next;
+                    }
+                    Entity rx = g.addEntity("rx");
+                    Receiver in = (Receiver) rx.add("DoubleBufferReceiver", "in");
+                    g.setParameter(in, "capacity", (long) capacity);
+                    g.setParameter(rx.add("MessageAvailableSchedulingTerm", "avail"), "receiver", in);
+                    g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", messages);
+                    Rx r = new Rx();
+                    r.in = in;
+                    rx.add(r, "pong");
+                    Component link = g.addEntity("link_rx").add("Connection", "c");
+                    g.setParameter(link, "source", upstream);
+                    g.setParameter(link, "target", in);
+                    RunResult result = g.run();
+                    assertEquals(StopReason.COMPLETED, result.reason(), result.toString());
+                    assertNull(r.wrong);
+                    assertEquals(messages, r.n);
+                    for (String name : List.of("tx", "relay0", "relay1", "rx")) {
+                        assertEquals(messages, g.entity(name).tickCount(), name);
                     }
                 }
             }

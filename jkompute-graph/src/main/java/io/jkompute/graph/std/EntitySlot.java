@@ -20,6 +20,8 @@ final class EntitySlot {
     volatile boolean dirty = true;
     /** The condition of the last evaluation; written by the claimer, read by the dispatcher. */
     volatile SchedulingCondition last = SchedulingCondition.WAIT;
+    /** The worker that runs this entity first ({@link WorkerPool}'s affinity); set before the workers start. */
+    int home;
 
     EntitySlot(Entity entity) {
         this.entity = entity;

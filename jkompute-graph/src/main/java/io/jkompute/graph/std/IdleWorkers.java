@@ -47,11 +47,24 @@ final class IdleWorkers {
         return parked.get() == threads.length;
     }
 
-    /** Work appeared (its dirty flag is already set): wake a parked worker unless one is searching already. */
-    void workAvailable() {
+    /**
+     * Work appeared (its dirty flag is already set): wake a parked worker unless one is searching already; the
+     * entity's home worker if it is parked, so the work stays where its data is.
+     */
+    void workAvailable(int home) {
         if (parked.get() > 0 && searching.get() == 0) {
+            if (home >= 0 && home < threads.length && parkedFlags[home].get()
+                    && parkedFlags[home].compareAndSet(true, false)) {
+                LockSupport.unpark(threads[home]);
+                return;
+            }
             wakeOne();
         }
+    }
+
+    /** Work appeared that belongs to no worker in particular. */
+    void workAvailable() {
+        workAvailable(-1);
     }
 
     /** Wakes one parked worker, if any. */

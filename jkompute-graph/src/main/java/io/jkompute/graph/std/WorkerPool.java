@@ -3,10 +3,12 @@ package io.jkompute.graph.std;
 import io.jkompute.graph.Clock;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.ExecutionContext;
+import io.jkompute.graph.Receiver;
 import io.jkompute.graph.Scheduler.StopReport;
 import io.jkompute.graph.SchedulingCondition;
 import io.jkompute.graph.SchedulingConditionType;
 import io.jkompute.graph.StopReason;
+import io.jkompute.graph.Transmitter;
 import io.jkompute.graph.internal.BackoffIdle;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
@@ -38,6 +40,9 @@ final class WorkerPool {
     private final long pollNs;
     private final SchedulerParameters common;
     private final EntitySlot[] slots;
+    /** Per worker, its home entities in declaration order, then every other entity (the ones it may take). */
+    private final EntitySlot[][] home;
+    private final EntitySlot[][] others;
     private final Map<Entity, EntitySlot> byEntity = new IdentityHashMap<>();
     private final AtomicInteger remaining;
     private final Thread dispatcher = Thread.currentThread();
@@ -62,6 +67,95 @@ final class WorkerPool {
         }
         remaining = new AtomicInteger(slots.length);
         idle = new IdleWorkers(workers, dispatcher);
+        int[] owner = homes(entities, workers);
+        home = new EntitySlot[workers][];
+        others = new EntitySlot[workers][];
+        for (int w = 0; w < workers; w++) {
+            List<EntitySlot> mine = new ArrayList<>();
+            List<EntitySlot> rest = new ArrayList<>();
+            for (int i = 0; i < slots.length; i++) {
+                if (owner[i] == w) {
+                    mine.add(slots[i]);
+                }
+            }
+            // others start after this worker's share, so several idle workers do not all try the same entity first
+            int start = slots.length == 0 ? 0 : w * slots.length / workers;
+            for (int k = 0; k < slots.length; k++) {
+                int i = (start + k) % slots.length;
+                if (owner[i] != w) {
+                    rest.add(slots[i]);
+                }
+            }
+            home[w] = mine.toArray(new EntitySlot[0]);
+            others[w] = rest.toArray(new EntitySlot[0]);
+        }
+        for (int i = 0; i < slots.length; i++) {
+            slots[i].home = owner[i];
+        }
+    }
+
+    /**
+     * The home worker of each entity: union-find over transmitter → receiver connections gives the connected
+     * components; the largest go first, each to the worker with the fewest entities so far (ties: the lower index).
+     */
+    static int[] homes(List<Entity> entities, int workers) {
+        int n = entities.size();
+        Map<Entity, Integer> index = new IdentityHashMap<>();
+        for (int i = 0; i < n; i++) {
+            index.put(entities.get(i), i);
+        }
+        int[] parent = new int[n];
+        for (int i = 0; i < n; i++) {
+            parent[i] = i;
+        }
+        for (int i = 0; i < n; i++) {
+            for (Transmitter t : entities.get(i).components(Transmitter.class)) {
+                for (Receiver r : t.targets()) {
+                    Integer j = index.get(r.entity());
+                    if (j != null) {
+                        int a = root(parent, i), b = root(parent, j);
+                        parent[Math.max(a, b)] = Math.min(a, b);
+                    }
+                }
+            }
+        }
+        int[] size = new int[n];
+        for (int i = 0; i < n; i++) {
+            size[root(parent, i)]++;
+        }
+        List<Integer> roots = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            if (parent[i] == i) {
+                roots.add(i);
+            }
+        }
+        // stable: equal sizes keep declaration order
+        roots.sort((a, b) -> Integer.compare(size[b], size[a]));
+        int[] load = new int[workers];
+        int[] workerOfRoot = new int[n];
+        for (int r : roots) {
+            int best = 0;
+            for (int w = 1; w < workers; w++) {
+                if (load[w] < load[best]) {
+                    best = w;
+                }
+            }
+            workerOfRoot[r] = best;
+            load[best] += size[r];
+        }
+        int[] owner = new int[n];
+        for (int i = 0; i < n; i++) {
+            owner[i] = workerOfRoot[root(parent, i)];
+        }
+        return owner;
+    }
+
+    private static int root(int[] parent, int i) {
+        while (parent[i] != i) {
+            parent[i] = parent[parent[i]];
+            i = parent[i];
+        }
+        return i;
     }
 
     StopReport run() throws InterruptedException {
@@ -104,7 +198,7 @@ final class WorkerPool {
         if (!s.dirty) {
             s.dirty = true; // skipped when set already: a claimer clears it before it evaluates, so nothing is lost
         }
-        idle.workAvailable();
+        idle.workAvailable(s.home);
     }
 
     private boolean workPending() {
@@ -120,19 +214,32 @@ final class WorkerPool {
     }
 
     private void workerLoop(int index) {
-        int cursor = slots.length == 0 ? 0 : index * slots.length / workers;
+        EntitySlot[] mine = home[index];
+        EntitySlot[] rest = others[index];
         long parkNs = eventDriven ? PARK_CAP_NS : Math.min(pollNs, PARK_CAP_NS);
         while (!stopping && !ctx.stopRequested()) {
             boolean ran = false;
-            for (int k = 0; k < slots.length; k++) {
-                EntitySlot s = slots[cursor];
-                if (++cursor == slots.length) {
-                    cursor = 0;
-                }
+            // home entities in declaration order: an upstream tick can be followed by its downstream tick at once
+            for (EntitySlot s : mine) {
                 if ((!eventDriven || s.dirty) && s.claim()) {
                     ran |= execute(s);
                     if (stopping || ctx.stopRequested()) {
                         return;
+                    }
+                }
+            }
+            if (ran) {
+                continue;
+            }
+            // none of its own ran: help the other workers, one entity at a time, then look at home again
+            for (EntitySlot s : rest) {
+                if ((!eventDriven || s.dirty) && s.claim()) {
+                    ran = execute(s);
+                    if (stopping || ctx.stopRequested()) {
+                        return;
+                    }
+                    if (ran) {
+                        break;
                     }
                 }
             }
