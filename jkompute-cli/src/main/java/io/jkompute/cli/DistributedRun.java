@@ -1,5 +1,6 @@
 package io.jkompute.cli;
 
+import io.jkompute.net.NetStatistics;
 import io.jkompute.net.fragment.FragmentDriver;
 import io.jkompute.net.fragment.FragmentPlan;
 import io.jkompute.net.fragment.FragmentWorker;
@@ -113,9 +114,9 @@ final class DistributedRun {
                     + "'jkompute run " + app + " --worker --fragments NAME --driver THIS_HOST:" + port + "'");
             err.flush();
         }
-        FragmentDriver.AppResult r = new FragmentDriver(new FragmentDriver.Options(app, bind, port, local,
-                c.manifests, c.params, Duration.ofSeconds(c.workerTimeout), c.gpuFallback, outStream, errStream))
-                .run();
+        FragmentDriver driver = new FragmentDriver(new FragmentDriver.Options(app, bind, port, local,
+                c.manifests, c.params, Duration.ofSeconds(c.workerTimeout), c.gpuFallback, outStream, errStream));
+        FragmentDriver.AppResult r = driver.run();
         out.print(r.report());
         out.flush();
         if (!r.ok()) {
@@ -123,7 +124,7 @@ final class DistributedRun {
             err.flush();
         }
         if (c.stats != null && r.statistics() != null) {
-            r.statistics().writeJson(c.stats);
+            NetStatistics.writeJson(c.stats, r.statistics(), driver.links());
             out.println("statistics written to " + c.stats);
         }
         return r.exitCode();

@@ -4,6 +4,7 @@ import io.jkompute.graph.Graph;
 import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.GraphLoadException;
 import io.jkompute.graph.RunResult;
+import io.jkompute.net.NetStatistics;
 import java.io.IOException;
 import java.io.PrintWriter;
 import java.nio.file.Path;
@@ -123,7 +124,10 @@ final class RunCommand implements Callable<Integer> {
             }
             print(out, result.statistics().toTable());
             if (stats != null) {
-                result.statistics().writeJson(stats);
+                // closed first: a UcxTransmitter closes once its receiver confirmed every message, so the links'
+                // delivered counts are exact
+                graph.close();
+                NetStatistics.writeJson(stats, result.statistics(), NetStatistics.links(graph));
                 out.println("statistics written to " + stats);
             }
             return 0;

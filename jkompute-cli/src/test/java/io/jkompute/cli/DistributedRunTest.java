@@ -71,8 +71,16 @@ class DistributedRunTest {
 
     @Test
     void driverRunsFragmentsPingEndToEndAsOneApp() throws Exception {
-        Result r = jkompute(180, "run", PING, "--driver", "127.0.0.1:" + freePort());
+        Path stats = dir.resolve("stats.json");
+        Result r = jkompute(180, "run", PING, "--driver", "127.0.0.1:" + freePort(), "--stats", stats.toString());
         assertEquals(0, r.code(), r.all());
+        // both ends of the one link, as the workers reported them after closing: exact counts and bytes
+        assertEquals(List.of(
+                        "{\"fragment\": \"tx\", \"component\": \"tx/out\", \"type\": \"UcxTransmitter\", \"link\": \"…\", "
+                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}",
+                        "{\"fragment\": \"rx\", \"component\": \"rx/in\", \"type\": \"UcxReceiver\", \"link\": \"…\", "
+                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"),
+                links(stats), Files.readString(stats));
         List<String> fragments = r.out().stream().filter(l -> l.startsWith("fragment ")).toList();
         assertEquals(2, fragments.size(), r.all());
         assertTrue(fragments.get(0).matches("fragment tx +on 127\\.0\\.0\\.1:\\d+/pid \\d+ +COMPLETED after .* ms"),
@@ -96,6 +104,44 @@ class DistributedRunTest {
         String error = r.err().stream().filter(l -> l.startsWith("error: ")).findFirst().orElseThrow();
         assertTrue(error.startsWith("error: fragment 'rx' failed (worker 127.0.0.1:"), error);
         assertTrue(error.contains("expected 101, ticked 100"), error);
+    }
+
+    /** The "links" entries of a --stats file, one per line, with the link's description (addresses) cut out. */
+    static List<String> links(Path stats) throws IOException {
+        List<String> lines = Files.readAllLines(stats);
+        int start = lines.indexOf("  \"links\": [");
+        assertTrue(start > 0, String.join("\n", lines));
+        List<String> out = new ArrayList<>();
+        for (int i = start + 1; !lines.get(i).trim().equals("]"); i++) {
+            out.add(lines.get(i).trim().replaceAll(",$", "").replaceAll("\"link\": \"[^\"]*\"", "\"link\": \"…\""));
+        }
+        return out;
+    }
+
+    @Test
+    void statsOfTwoSingleProcessRunsHaveTheirLinkWithExactCounts() throws Exception {
+        Path txStats = dir.resolve("tx.json");
+        Path rxStats = dir.resolve("rx.json");
+        String port = "--param=tx/signal/port=" + freePort();
+        Result[] rxResult = new Result[1];
+        Throwable[] rxError = new Throwable[1];
+        Thread rx = Thread.ofPlatform().start(() -> {
+            try {
+                rxResult[0] = jkompute(180, "run", "../apps/distributed/ping-rx.yaml",
+                        port.replace("tx/signal", "rx/signal"), "--stats", rxStats.toString());
+            } catch (Throwable t) {
+                rxError[0] = t;
+            }
+        });
+        Result tx = jkompute(180, "run", "../apps/distributed/ping-tx.yaml", port, "--stats", txStats.toString());
+        rx.join(200_000);
+        assertEquals(null, rxError[0]);
+        assertEquals(0, tx.code(), tx.all());
+        assertEquals(0, rxResult[0].code(), rxResult[0].all());
+        assertEquals(List.of("{\"component\": \"tx/signal\", \"type\": \"UcxTransmitter\", \"link\": \"…\", "
+                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"), links(txStats));
+        assertEquals(List.of("{\"component\": \"rx/signal\", \"type\": \"UcxReceiver\", \"link\": \"…\", "
+                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"), links(rxStats));
     }
 
     static Stream<Arguments> badFlags() {

@@ -5,6 +5,7 @@ import io.jkompute.graph.EntityStatistics;
 import io.jkompute.graph.GraphException;
 import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
+import io.jkompute.net.NetStatistics;
 import io.jkompute.net.fragment.ControlMessage.Type;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -147,6 +148,7 @@ public final class FragmentDriver {
     private final Map<String, Spawned> spawned = new LinkedHashMap<>();
     private final ConcurrentLinkedQueue<ControlMessage> inbox = new ConcurrentLinkedQueue<>();
     private volatile Phase phase = Phase.STARTING;
+    private final List<NetStatistics.Link> links = new ArrayList<>();
     private FragmentPlan plan;
     private String error;
     private int exitCode;
@@ -327,6 +329,10 @@ public final class FragmentDriver {
                 if (!results.containsKey(f)) {
                     results.put(f, new FragmentResult(f, id, StopReason.valueOf(m.get("reason")), m.get("detail"),
                             Long.parseLong(m.get("duration_ns", "0")), parseStats(m.get("stats")), null));
+                    List<NetStatistics.Link> l = parseLinks(f, m.get("stats"));
+                    synchronized (this) {
+                        links.addAll(l);
+                    }
                 }
             }
             case BYE -> {
@@ -587,6 +593,20 @@ public final class FragmentDriver {
     }
 
     // ---- statistics --------------------------------------------------------------------------------------
+
+    /** Every fragment's network links as its worker reported them at its end (exact: taken after closing). */
+    public synchronized List<NetStatistics.Link> links() {
+        return List.copyOf(links);
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<NetStatistics.Link> parseLinks(String fragment, String json) {
+        if (json == null || json.isBlank()) {
+            return List.of();
+        }
+        return NetStatistics.parseLinks(fragment,
+                (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(json));
+    }
 
     @SuppressWarnings("unchecked")
     static JobStatistics parseStats(String json) {

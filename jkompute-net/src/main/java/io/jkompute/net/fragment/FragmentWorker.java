@@ -4,6 +4,7 @@ import io.jkompute.Manager;
 import io.jkompute.graph.Graph;
 import io.jkompute.graph.GraphException;
 import io.jkompute.graph.RunResult;
+import io.jkompute.net.NetStatistics;
 import io.jkompute.net.fragment.ControlMessage.Type;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -54,7 +55,7 @@ public final class FragmentWorker {
         }
     }
 
-    private record Outcome(String fragment, RunResult result, GraphException error) {
+    private record Outcome(String fragment, RunResult result, String stats, GraphException error) {
     }
 
     private final Options o;
@@ -259,9 +260,13 @@ public final class FragmentWorker {
             g.runAsync();
             runners.put(f, Thread.ofPlatform().daemon().name("jkompute-fragment-" + f).start(() -> {
                 try {
-                    outcomes.add(new Outcome(f, g.await(), null));
+                    RunResult r = g.await();
+                    // closed here, before the report: a transmitter closes once its receiver confirmed every
+                    // message, so the links' delivered counts in the report are exact
+                    g.close();
+                    outcomes.add(new Outcome(f, r, NetStatistics.json(r.statistics(), NetStatistics.links(g)), null));
                 } catch (GraphException ex) {
-                    outcomes.add(new Outcome(f, null, ex));
+                    outcomes.add(new Outcome(f, null, null, ex));
                 }
             }));
         }
@@ -296,7 +301,7 @@ public final class FragmentWorker {
                 RunResult r = out.result();
                 send(ch, driverEndpoint, ControlMessage.of(Type.DONE, "id", id, "fragment", out.fragment(),
                         "reason", r.reason().name(), "detail", r.detail() == null ? "" : r.detail(),
-                        "duration_ns", Long.toString(r.durationNs()), "stats", r.statistics().toJson()));
+                        "duration_ns", Long.toString(r.durationNs()), "stats", out.stats()));
             }
         }
     }
