@@ -209,24 +209,47 @@ public final class Message {
 
     /** Sets (replaces) the "timestamp" component: any earlier ones go, the new one goes last. */
     public void setTimestamp(Timestamp t) {
-        State st = state;
-        synchronized (st) {
-            Object[] slots = st.slots;
-            int kept = 0;
-            for (int i = 0; i < st.size; i++) {
-                Object v = slots[2 * i + 1];
-                if (!(v instanceof Timestamp && Timestamp.NAME.equals(slots[2 * i]))) {
-                    slots[2 * kept] = slots[2 * i];
-                    slots[2 * kept + 1] = v;
-                    kept++;
+        synchronized (state) {
+            replaceTimestamps(t);
+        }
+    }
+
+    /**
+     * What {@link Transmitter#publish(Message)} does under one hold of the monitor rather than two: stamps pubtime,
+     * keeping the acqtime of the timestamp already there (0 if none).
+     */
+    void stamp(long pubtime) {
+        synchronized (state) {
+            Timestamp old = null;
+            Object[] slots = state.slots;
+            for (int i = 0; i < state.size; i++) {
+                if (slots[2 * i + 1] instanceof Timestamp ts && slots[2 * i].equals(Timestamp.NAME)) {
+                    old = ts;
+                    break;
                 }
             }
-            for (int i = 2 * kept; i < 2 * st.size; i++) {
-                slots[i] = null;
-            }
-            st.size = kept;
-            st.append(Timestamp.NAME, t);
+            replaceTimestamps(new Timestamp(pubtime, old == null ? 0 : old.acqtime()));
         }
+    }
+
+    /** Removes every "timestamp" component and appends {@code t}; the caller holds the monitor. */
+    private void replaceTimestamps(Timestamp t) {
+        State st = state;
+        Object[] slots = st.slots;
+        int kept = 0;
+        for (int i = 0; i < st.size; i++) {
+            Object v = slots[2 * i + 1];
+            if (!(v instanceof Timestamp && Timestamp.NAME.equals(slots[2 * i]))) {
+                slots[2 * kept] = slots[2 * i];
+                slots[2 * kept + 1] = v;
+                kept++;
+            }
+        }
+        for (int i = 2 * kept; i < 2 * st.size; i++) {
+            slots[i] = null;
+        }
+        st.size = kept;
+        st.append(Timestamp.NAME, t);
     }
 
     /** Takes one more reference; pair with {@link #release()}. */
@@ -246,10 +269,10 @@ public final class Message {
     public void release() {
         int r = state.addRefs(-1);
         if (r == 0) {
+            // a message without closeable components has nothing to close: add() registers the Cleaner with the
+            // first one, and every add happened before the release that brought the count to zero
             if (cleanable != null) {
                 cleanable.clean();
-            } else {
-                state.closeAll();
             }
         } else if (r < 0) {
             state.addRefs(1);
