@@ -1,6 +1,11 @@
 package io.jkompute.graph;
 
-/** Tick statistics of one codelet for one run. */
+/**
+ * Tick statistics of one codelet for one run. A codelet's tick time runs from the end of the previous codelet's tick
+ * in its entity (the first codelet's: from the start of the entity's execution, inbox sync included) to the start of
+ * the next one's (the last codelet's: to the end of the execution, terms and outbox delivery included), so one clock
+ * reading serves two codelets and the codelets' times add up to the entity's.
+ */
 public record CodeletStatistics(String entity, String codelet, String type, long ticks, long totalTickNs,
                                 long maxTickNs, RecentTicks recentTicks) {
     /** Mean tick time in nanoseconds (0 when it never ticked). */

@@ -1,10 +1,12 @@
 package io.jkompute.graph;
 
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.VarHandle;
 import java.lang.ref.Cleaner;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.BiConsumer;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -27,29 +29,61 @@ public final class Message {
     private final State state;
     private Cleaner.Cleanable cleanable;
 
-    private record Entry(String name, Object value) {
-    }
-
-    /** Shared with the Cleaner, so it must not reference the Message. */
+    /**
+     * Shared with the Cleaner, so it must not reference the Message. The components live in one array, name and
+     * value side by side, and the reference count in a field of this object: a new message is three objects (the
+     * message, this, the array) where a list of entries and an AtomicInteger made it five plus one per component.
+     */
     private static final class State implements Runnable {
-        final AtomicInteger refs = new AtomicInteger(1);
-        final List<Entry> entries = new ArrayList<>(4);
+        private static final VarHandle REFS;
+
+        static {
+            try {
+                REFS = MethodHandles.lookup().findVarHandle(State.class, "refs", int.class);
+            } catch (ReflectiveOperationException e) {
+                throw new ExceptionInInitializerError(e);
+            }
+        }
+
+        volatile int refs = 1;
+        /** name 0, component 0, name 1, component 1, ...; guarded by this object's monitor. */
+        Object[] slots = new Object[8];
+        /** Number of components; guarded by this object's monitor. */
+        int size;
         final String origin;
 
         State(String origin) {
             this.origin = origin;
         }
 
+        boolean casRefs(int expected, int value) {
+            return REFS.compareAndSet(this, expected, value);
+        }
+
+        int addRefs(int delta) {
+            return (int) REFS.getAndAdd(this, delta) + delta;
+        }
+
+        /** Appends a component; the caller holds the monitor. */
+        void append(String name, Object component) {
+            if (2 * size == slots.length) {
+                slots = Arrays.copyOf(slots, slots.length * 2);
+            }
+            slots[2 * size] = name;
+            slots[2 * size + 1] = component;
+            size++;
+        }
+
         void closeAll() {
             RuntimeException failure = null;
-            synchronized (entries) {
-                for (Entry e : entries) {
-                    if (e.value instanceof AutoCloseable c) {
+            synchronized (this) {
+                for (int i = 0; i < size; i++) {
+                    if (slots[2 * i + 1] instanceof AutoCloseable c) {
                         try {
                             c.close();
                         } catch (Exception ex) {
                             if (failure == null) {
-                                failure = new IllegalStateException("closing component '" + e.name + "' failed", ex);
+                                failure = new IllegalStateException("closing component '" + slots[2 * i] + "' failed", ex);
                             }
                         }
                     }
@@ -63,9 +97,9 @@ public final class Message {
         @Override
         public void run() {
             // runs once: from release() at zero references, or from the Cleaner for a message lost unreleased
-            if (refs.get() > 0) {
+            if (refs > 0) {
                 LOG.warn("a message created {} was never released; reclaiming its memory", origin);
-                refs.set(0);
+                refs = 0;
             }
             closeAll();
         }
@@ -90,8 +124,8 @@ public final class Message {
         Objects.requireNonNull(name, "name");
         Objects.requireNonNull(component, "component");
         checkLive();
-        synchronized (state.entries) {
-            state.entries.add(new Entry(name, component));
+        synchronized (state) {
+            state.append(name, component);
         }
         if (component instanceof AutoCloseable && cleanable == null) {
             cleanable = CLEANER.register(this, state);
@@ -101,12 +135,13 @@ public final class Message {
 
     /** The first component of the type with this name, or null. */
     public <T> T get(Class<T> type, String name) {
-        synchronized (state.entries) {
-            List<Entry> entries = state.entries;
-            for (int i = 0; i < entries.size(); i++) { // no iterator: called per message on hot paths
-                Entry e = entries.get(i);
-                if (type.isInstance(e.value) && e.name.equals(name)) {
-                    return type.cast(e.value);
+        State st = state;
+        synchronized (st) {
+            Object[] slots = st.slots;
+            for (int i = 0; i < st.size; i++) {
+                Object v = slots[2 * i + 1];
+                if (type.isInstance(v) && slots[2 * i].equals(name)) {
+                    return type.cast(v);
                 }
             }
         }
@@ -115,12 +150,13 @@ public final class Message {
 
     /** The first component of the type, or null. */
     public <T> T get(Class<T> type) {
-        synchronized (state.entries) {
-            List<Entry> entries = state.entries;
-            for (int i = 0; i < entries.size(); i++) {
-                Entry e = entries.get(i);
-                if (type.isInstance(e.value)) {
-                    return type.cast(e.value);
+        State st = state;
+        synchronized (st) {
+            Object[] slots = st.slots;
+            for (int i = 0; i < st.size; i++) {
+                Object v = slots[2 * i + 1];
+                if (type.isInstance(v)) {
+                    return type.cast(v);
                 }
             }
         }
@@ -130,10 +166,12 @@ public final class Message {
     /** Every component of the type, in the order added. */
     public <T> List<T> findAll(Class<T> type) {
         List<T> out = new ArrayList<>();
-        synchronized (state.entries) {
-            for (Entry e : state.entries) {
-                if (type.isInstance(e.value)) {
-                    out.add(type.cast(e.value));
+        State st = state;
+        synchronized (st) {
+            for (int i = 0; i < st.size; i++) {
+                Object v = st.slots[2 * i + 1];
+                if (type.isInstance(v)) {
+                    out.add(type.cast(v));
                 }
             }
         }
@@ -142,20 +180,26 @@ public final class Message {
 
     /** Visits every component with its name, in the order added (names may repeat). */
     public void forEach(BiConsumer<String, Object> action) {
-        List<Entry> copy;
-        synchronized (state.entries) {
-            copy = List.copyOf(state.entries);
+        Object[] copy;
+        int n;
+        synchronized (state) {
+            n = state.size;
+            copy = Arrays.copyOf(state.slots, 2 * n);
         }
-        for (Entry e : copy) {
-            action.accept(e.name, e.value);
+        for (int i = 0; i < n; i++) {
+            action.accept((String) copy[2 * i], copy[2 * i + 1]);
         }
     }
 
     /** Names of all components, in order. */
     public List<String> names() {
-        synchronized (state.entries) {
-            return state.entries.stream().map(Entry::name).toList();
+        List<String> out = new ArrayList<>();
+        synchronized (state) {
+            for (int i = 0; i < state.size; i++) {
+                out.add((String) state.slots[2 * i]);
+            }
         }
+        return List.copyOf(out);
     }
 
     /** The {@link Timestamp} named "timestamp", or null. */
@@ -163,60 +207,86 @@ public final class Message {
         return get(Timestamp.class, Timestamp.NAME);
     }
 
-    /** Sets (replaces) the "timestamp" component. */
+    /** Sets (replaces) the "timestamp" component: any earlier ones go, the new one goes last. */
     public void setTimestamp(Timestamp t) {
-        Entry entry = new Entry(Timestamp.NAME, t);
-        synchronized (state.entries) {
-            // as removeIf + add (the new one goes last), without the bit set removeIf allocates per call
-            List<Entry> entries = state.entries;
-            int kept = 0;
-            for (int i = 0; i < entries.size(); i++) {
-                Entry e = entries.get(i);
-                if (!(e.value instanceof Timestamp && e.name.equals(Timestamp.NAME))) {
-                    entries.set(kept++, e);
+        synchronized (state) {
+            replaceTimestamps(t);
+        }
+    }
+
+    /**
+     * What {@link Transmitter#publish(Message)} does under one hold of the monitor rather than two: stamps pubtime,
+     * keeping the acqtime of the timestamp already there (0 if none).
+     */
+    void stamp(long pubtime) {
+        synchronized (state) {
+            Timestamp old = null;
+            Object[] slots = state.slots;
+            for (int i = 0; i < state.size; i++) {
+                if (slots[2 * i + 1] instanceof Timestamp ts && slots[2 * i].equals(Timestamp.NAME)) {
+                    old = ts;
+                    break;
                 }
             }
-            for (int i = entries.size() - 1; i >= kept; i--) {
-                entries.remove(i);
-            }
-            entries.add(entry);
+            replaceTimestamps(new Timestamp(pubtime, old == null ? 0 : old.acqtime()));
         }
+    }
+
+    /** Removes every "timestamp" component and appends {@code t}; the caller holds the monitor. */
+    private void replaceTimestamps(Timestamp t) {
+        State st = state;
+        Object[] slots = st.slots;
+        int kept = 0;
+        for (int i = 0; i < st.size; i++) {
+            Object v = slots[2 * i + 1];
+            if (!(v instanceof Timestamp && Timestamp.NAME.equals(slots[2 * i]))) {
+                slots[2 * kept] = slots[2 * i];
+                slots[2 * kept + 1] = v;
+                kept++;
+            }
+        }
+        for (int i = 2 * kept; i < 2 * st.size; i++) {
+            slots[i] = null;
+        }
+        st.size = kept;
+        st.append(Timestamp.NAME, t);
     }
 
     /** Takes one more reference; pair with {@link #release()}. */
     public Message retain() {
+        State st = state;
         int r;
         do {
-            r = state.refs.get();
+            r = st.refs;
             if (r <= 0) {
-                throw new IllegalStateException("message already released (created " + state.origin + ")");
+                throw new IllegalStateException("message already released (created " + st.origin + ")");
             }
-        } while (!state.refs.compareAndSet(r, r + 1));
+        } while (!st.casRefs(r, r + 1));
         return this;
     }
 
     /** Drops one reference; the last one closes pooled components. */
     public void release() {
-        int r = state.refs.decrementAndGet();
+        int r = state.addRefs(-1);
         if (r == 0) {
+            // a message without closeable components has nothing to close: add() registers the Cleaner with the
+            // first one, and every add happened before the release that brought the count to zero
             if (cleanable != null) {
                 cleanable.clean();
-            } else {
-                state.closeAll();
             }
         } else if (r < 0) {
-            state.refs.incrementAndGet();
+            state.addRefs(1);
             throw new IllegalStateException("message released more often than retained (created " + state.origin + ")");
         }
     }
 
     /** Current number of references (queues, ticks and retains holding it). */
     public int refCount() {
-        return state.refs.get();
+        return state.refs;
     }
 
     private void checkLive() {
-        if (state.refs.get() <= 0) {
+        if (state.refs <= 0) {
             throw new IllegalStateException("message already released (created " + state.origin + ")");
         }
     }

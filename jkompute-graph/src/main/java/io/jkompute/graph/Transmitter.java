@@ -19,8 +19,15 @@ public abstract class Transmitter extends Component {
      * timestamp (0 if none). The transmitter takes its own reference.
      */
     public final void publish(Message message) {
-        Timestamp t = message.timestamp();
-        publish(message, t == null ? 0 : t.acqtime());
+        message.retain();
+        try {
+            message.stamp(graph().now());
+            push(message);
+        } catch (RuntimeException e) {
+            message.release();
+            throw e;
+        }
+        published++;
     }
 
     /** Publishes with a Timestamp of pubtime = clock now and the given acquisition time. */

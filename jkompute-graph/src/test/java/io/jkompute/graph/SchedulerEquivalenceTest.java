@@ -87,4 +87,42 @@ class SchedulerEquivalenceTest {
                     .mapToLong(EntityStatistics::messagesIn).sum());
         }
     }
+
+    /** Spins about 20 µs per tick, so its time dominates the clock readings around it. */
+    static final class Busy extends Codelet {
+        @Override
+        protected void tick() {
+            long until = System.nanoTime() + 20_000;
+            while (System.nanoTime() < until) {
+                Thread.onSpinWait();
+            }
+        }
+    }
+
+    /** One clock reading serves two codelets: their tick times add up exactly to the entity's. */
+    @ParameterizedTest
+    @ValueSource(strings = {"GreedyScheduler", "EventBasedScheduler"})
+    void codeletTimesAddUpToTheEntityTime(String scheduler) {
+        try (Graph g = Graph.create()) {
+            Entity sched = g.addEntity("sched");
+            Component s = sched.add(scheduler, "scheduler");
+            g.setParameter(s, "clock", sched.add("RealtimeClock", "clock"));
+            Entity e = g.addEntity("e");
+            g.setParameter(e.add("CountSchedulingTerm", "count"), "count", 100L);
+            e.add(new Busy(), "a");
+            e.add(new Busy(), "b");
+            e.add(new Busy(), "c");
+            RunResult r = g.run();
+            assertEquals(StopReason.COMPLETED, r.reason(), r.toString());
+            EntityStatistics es = r.statistics().entity("e");
+            assertEquals(100, es.ticks());
+            long sum = 0;
+            for (CodeletStatistics c : es.codelets()) {
+                assertEquals(100, c.ticks(), c.codelet());
+                assertTrue(c.totalTickNs() >= 100 * 20_000L, c.codelet() + ": " + c.totalTickNs() + " ns");
+                sum += c.totalTickNs();
+            }
+            assertEquals(es.totalTickNs(), sum);
+        }
+    }
 }
