@@ -16,6 +16,7 @@ module io.jkompute.net {
     requires org.snakeyaml.engine.v2;
 
     exports io.jkompute.net;
+    exports io.jkompute.net.bench;
 
     provides io.jkompute.graph.GraphExtension with io.jkompute.net.NetExtension;
 }

@@ -1,0 +1,759 @@
+package io.jkompute.net.bench;
+
+import io.aeron.FragmentAssembler;
+import io.aeron.Publication;
+import io.aeron.Subscription;
+import io.jkompute.DataType;
+import io.jkompute.graph.CodeletAdapter;
+import io.jkompute.graph.Graph;
+import io.jkompute.graph.HostTensor;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Receiver;
+import io.jkompute.graph.RunResult;
+import io.jkompute.graph.StopReason;
+import io.jkompute.graph.Transmitter;
+import io.jkompute.net.AeronTransport;
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.lang.foreign.ValueLayout;
+import java.lang.management.ManagementFactory;
+import java.net.DatagramSocket;
+import java.nio.ByteOrder;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.zip.CRC32C;
+import org.agrona.DirectBuffer;
+import org.agrona.concurrent.UnsafeBuffer;
+
+/**
+ * Cross-process figures for jkompute-net against the transport underneath, in one run: a raw Aeron loop (the same
+ * shared embedded driver, UDP publication/subscription, 64 KiB chunks as UcxTransmitter sends) and the same traffic
+ * through jkompute graphs (UcxTransmitter → UcxReceiver), each case between this JVM and a peer JVM it starts.
+ * Cases: messages per second for small (64-byte) messages, ping-pong latency per hop (round trip / 2, p50 and p99),
+ * and GB/s for 4 KiB, 1 MiB and 64 MiB tensors. Every message is checked on arrival, raw and jkompute alike: count,
+ * sequence (1, 2, … with none missing or reordered), its number in its first and last 8 bytes, and a CRC32C of the
+ * rest against the known pattern.
+ *
+ * <pre>
+ * java … io.jkompute.net.bench.NetBenchmark [--quick] [--address PEER_HOST]
+ * </pre>
+ * The peer runs on this host (loopback; both processes use the embedded driver). A text table with the ratio
+ * jkompute / raw ends the output; the exit status is 1 if any check failed.
+ */
+public final class NetBenchmark {
+    /** Bytes of the small messages. */
+    static final int SMALL = 64;
+    static final long KIB4 = 4096;
+    static final long MIB = 1 << 20;
+    static final long MIB64 = 64 << 20;
+    static final int STREAM = 2001;
+    static final int CHUNK = 64 * 1024;
+
+    private NetBenchmark() {
+    }
+
+    /** How many messages per case. */
+    public record Counts(int small, int pings, int kib4, int mib1, int mib64) {
+        public static Counts quick() {
+            return new Counts(2_000, 200, 1_000, 20, 2);
+        }
+
+        public static Counts full() {
+            return new Counts(200_000, 20_000, 100_000, 2_000, 40);
+        }
+    }
+
+    /** One case's raw and jkompute figures (unit: per second, GB/s or microseconds). */
+    public record Row(String name, String unit, double raw, double jkompute, long checked) {
+        double ratio() {
+            return raw == 0 ? 0 : jkompute / raw;
+        }
+    }
+
+    public static void main(String[] args) throws Exception {
+        if (args.length > 0 && args[0].equals("--peer")) {
+            System.exit(Peer.main(Arrays.copyOfRange(args, 1, args.length)));
+        }
+        boolean quick = false;
+        for (String a : args) {
+            switch (a) {
+                case "--quick" -> quick = true;
+                default -> {
+                    System.err.println("usage: NetBenchmark [--quick]");
+                    System.exit(2);
+                }
+            }
+        }
+        List<Row> rows = run(quick ? Counts.quick() : Counts.full(), System.out);
+        System.out.print(table(rows));
+        System.exit(0);
+    }
+
+    /** Runs every case; throws on a failed check. */
+    public static List<Row> run(Counts n, PrintStream log) throws Exception {
+        List<Row> rows = new ArrayList<>();
+        rows.add(throughput("small 64 B", "msg/s", SMALL, n.small(), log));
+        rows.addAll(pingPong(n.pings(), log));
+        rows.add(throughput("4 KiB", "GB/s", KIB4, n.kib4(), log));
+        rows.add(throughput("1 MiB", "GB/s", MIB, n.mib1(), log));
+        rows.add(throughput("64 MiB", "GB/s", MIB64, n.mib64(), log));
+        return rows;
+    }
+
+    public static String table(List<Row> rows) {
+        StringBuilder sb = new StringBuilder();
+        sb.append(String.format(Locale.ROOT, "%-22s %-7s %14s %14s %8s %10s%n", "case", "unit", "raw Aeron",
+                "jkompute", "jk/raw", "checked"));
+        for (Row r : rows) {
+            sb.append(String.format(Locale.ROOT, "%-22s %-7s %14s %14s %8.2f %10d%n", r.name(), r.unit(),
+                    fmt(r.raw()), fmt(r.jkompute()), r.ratio(), r.checked()));
+        }
+        return sb.toString();
+    }
+
+    private static String fmt(double v) {
+        return v >= 1000 ? String.format(Locale.ROOT, "%.0f", v) : String.format(Locale.ROOT, "%.3f", v);
+    }
+
+    // ---- cases ---------------------------------------------------------------------------------------------
+
+    private static Row throughput(String name, String unit, long size, int count, PrintStream log) throws Exception {
+        double[] raw = new double[1];
+        double[] jk = new double[1];
+        long checked = 0;
+        for (String mode : List.of("raw", "graph")) {
+            int port = freePort();
+            try (PeerProcess p = PeerProcess.start(mode + "-sink", Integer.toString(port), Long.toString(size),
+                    Integer.toString(count))) {
+                p.awaitLine("READY", 120);
+                if (mode.equals("raw")) {
+                    rawSend(port, size, count);
+                } else {
+                    graphSend(port, size, count);
+                }
+                String done = p.awaitLine("DONE", 600);
+                // DONE <count> <ns from the end of message 1 to the end of the last>: count − 1 messages' worth
+                String[] f = done.split(" ");
+                long got = Long.parseLong(f[1]);
+                long ns = Long.parseLong(f[2]);
+                if (got != count) {
+                    throw new IllegalStateException(mode + " " + name + ": " + got + " of " + count + " arrived");
+                }
+                checked += got;
+                double v = unit.equals("msg/s") ? (count - 1) * 1e9 / ns : (count - 1) * (double) size / ns;
+                (mode.equals("raw") ? raw : jk)[0] = v;
+                log.printf(Locale.ROOT, "%-8s %-12s %d messages checked, %.3f ms%n", mode, name, got, ns / 1e6);
+                p.awaitExit(120);
+            }
+        }
+        return new Row(name, unit, raw[0], jk[0], checked);
+    }
+
+    private static List<Row> pingPong(int count, PrintStream log) throws Exception {
+        double[][] q = new double[2][];
+        long checked = 0;
+        for (String mode : List.of("raw", "graph")) {
+            int there = freePort();
+            int back = freePort();
+            try (PeerProcess p = PeerProcess.start(mode + "-echo", Integer.toString(there), Integer.toString(back),
+                    Integer.toString(count))) {
+                p.awaitLine("READY", 120);
+                long[] rtt = mode.equals("raw") ? rawPing(there, back, count) : graphPing(there, back, count);
+                p.awaitLine("DONE", 300);
+                p.awaitExit(120);
+                checked += rtt.length;
+                Arrays.sort(rtt);
+                q[mode.equals("raw") ? 0 : 1] = new double[] {
+                    rtt[(int) (0.50 * (rtt.length - 1))] / 2e3, rtt[(int) (0.99 * (rtt.length - 1))] / 2e3};
+                log.printf(Locale.ROOT, "%-8s ping-pong    %d round trips checked%n", mode, rtt.length);
+            }
+        }
+        return List.of(new Row("ping p50 per hop", "us", q[0][0], q[1][0], checked),
+                new Row("ping p99 per hop", "us", q[0][1], q[1][1], checked));
+    }
+
+    // ---- raw Aeron -----------------------------------------------------------------------------------------
+
+    static String channel(String host, int port) {
+        return "aeron:udp?endpoint=" + host + ":" + port;
+    }
+
+    private static void offer(Publication pub, UnsafeBuffer b, int offset, int len) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        long r;
+        while ((r = pub.offer(b, offset, len)) < 0) {
+            if (r == Publication.CLOSED || r == Publication.MAX_POSITION_EXCEEDED) {
+                throw new IllegalStateException("raw publication failed: " + r);
+            }
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("raw publication stuck (" + r + ")");
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    private static void awaitConnected(Publication pub) {
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+        while (!pub.isConnected()) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("no subscriber at " + pub.channel());
+            }
+            Thread.onSpinWait();
+        }
+    }
+
+    /** Sends {@code count} messages of {@code size} bytes in chunks, as the transmitter does: [seq][pattern][seq]. */
+    static void rawSend(int port, long size, int count) {
+        AeronTransport t = AeronTransport.acquire();
+        try (Publication pub = t.aeron().addPublication(channel("127.0.0.1", port), STREAM)) {
+            awaitConnected(pub);
+            MemorySegment msg = Pattern.message(size);
+            UnsafeBuffer view = new UnsafeBuffer(0, 0);
+            for (long seq = 1; seq <= count; seq++) {
+                Pattern.stamp(msg, seq);
+                for (long pos = 0; pos < size; pos += CHUNK) {
+                    int n = (int) Math.min(CHUNK, size - pos);
+                    view.wrap(msg.address() + pos, n);
+                    offer(pub, view, 0, n);
+                }
+            }
+        } finally {
+            t.release();
+        }
+    }
+
+    static long[] rawPing(int there, int back, int count) {
+        AeronTransport t = AeronTransport.acquire();
+        try (Publication pub = t.aeron().addPublication(channel("127.0.0.1", there), STREAM);
+             Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", back), STREAM)) {
+            awaitConnected(pub);
+            UnsafeBuffer b = new UnsafeBuffer(new byte[SMALL]);
+            long[] rtt = new long[count];
+            long[] got = new long[1];
+            for (int i = 1; i <= count; i++) {
+                b.putLong(0, i, ByteOrder.LITTLE_ENDIAN);
+                b.putLong(SMALL - 8, i, ByteOrder.LITTLE_ENDIAN);
+                long t0 = System.nanoTime();
+                offer(pub, b, 0, SMALL);
+                got[0] = 0;
+                long deadline = t0 + TimeUnit.SECONDS.toNanos(30);
+                while (got[0] == 0) {
+                    sub.poll((buf, off, len, h) -> got[0] = buf.getLong(off, ByteOrder.LITTLE_ENDIAN), 1);
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("raw ping " + i + ": no echo");
+                    }
+                }
+                rtt[i - 1] = System.nanoTime() - t0;
+                if (got[0] != i) {
+                    throw new IllegalStateException("raw ping " + i + ": echo of " + got[0]);
+                }
+            }
+            return rtt;
+        } finally {
+            t.release();
+        }
+    }
+
+    // ---- jkompute graphs -----------------------------------------------------------------------------------
+
+    static Path yaml(String text) {
+        try {
+            Path f = Files.createTempFile("jkompute-netbench", ".yaml");
+            Files.writeString(f, text);
+            f.toFile().deleteOnExit();
+            return f;
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    static final String SCHED = """
+            ---
+            name: sched
+            components:
+            - name: clock
+              type: RealtimeClock
+            - type: GreedyScheduler
+              parameters: { clock: clock, max_duration_ms: 900000, stop_on_deadlock: false }
+            """;
+
+    static RunResult runGraph(String text) {
+        try (Graph g = Graph.loader().file(yaml(text + SCHED)).load()) {
+            RunResult r = g.run();
+            if (r.reason() != StopReason.COMPLETED) {
+                throw new IllegalStateException("graph ended " + r.reason() + ": " + r.detail());
+            }
+            return r;
+        }
+    }
+
+    static void graphSend(int port, long size, int count) {
+        runGraph("""
+                ---
+                name: source
+                components:
+                - name: out
+                  type: nvidia::gxf::UcxTransmitter
+                  parameters: { receiver_address: 127.0.0.1, port: PORT, capacity: 4, policy: 2 }
+                - type: DownstreamReceptiveSchedulingTerm
+                  parameters: { transmitter: out, min_size: 1 }
+                - type: CountSchedulingTerm
+                  parameters: { count: COUNT }
+                - name: source
+                  type: JavaCodelet
+                  parameters:
+                    codelet_name: io.jkompute.net.bench.NetBenchmark$Source
+                    codelet_params: { transmitter: out, bytes: SIZE }
+                """.replace("PORT", Integer.toString(port)).replace("COUNT", Integer.toString(count))
+                .replace("SIZE", Long.toString(size)));
+    }
+
+    static long[] graphPing(int there, int back, int count) {
+        Pinger.last = null;
+        runGraph("""
+                ---
+                name: ping
+                components:
+                - name: out
+                  type: nvidia::gxf::UcxTransmitter
+                  parameters: { receiver_address: 127.0.0.1, port: THERE, capacity: 1, policy: 2 }
+                - name: in
+                  type: nvidia::gxf::UcxReceiver
+                  parameters: { port: BACK, capacity: 1, policy: 2 }
+                - type: CountSchedulingTerm
+                  parameters: { count: TICKS }
+                - name: ping
+                  type: JavaCodelet
+                  parameters:
+                    codelet_name: io.jkompute.net.bench.NetBenchmark$Pinger
+                    codelet_params: { transmitter: out, receiver: in, count: COUNT }
+                """.replace("THERE", Integer.toString(there)).replace("BACK", Integer.toString(back))
+                .replace("TICKS", Integer.toString(count + 1)).replace("COUNT", Integer.toString(count)));
+        return Pinger.last;
+    }
+
+    /** Publishes message n = 1, 2, … holding one uint8 tensor "payload" of {@code bytes}: [n][pattern][n]. */
+    public static class Source extends CodeletAdapter {
+        private Transmitter tx;
+        private final List<MemorySegment> ring = new ArrayList<>();
+        private long n;
+
+        @Override
+        public void start() {
+            tx = transmitter(param("transmitter"));
+            long bytes = longParam("bytes");
+            // a few buffers in turn: a message's tensor is read when the transmitter sends it after the tick, and
+            // the receiver's checks would catch one overwritten too early
+            for (int i = 0, n = bytes >= (16 << 20) ? 3 : 8; i < n; i++) {
+                ring.add(Pattern.message(bytes));
+            }
+        }
+
+        @Override
+        public void tick() {
+            n++;
+            MemorySegment m = ring.get((int) (n % ring.size()));
+            Pattern.stamp(m, n);
+            tx.publish(Message.create().add("payload", HostTensor.wrap(m, DataType.UINT8, m.byteSize())));
+        }
+    }
+
+    /** Checks each message as {@link Pattern#check} does and prints DONE count elapsed_ns at the end. */
+    public static class Sink extends CodeletAdapter {
+        private Receiver rx;
+        private Pattern.Checker checker;
+        private long first;
+        private long last;
+
+        @Override
+        public void start() {
+            rx = receiver(param("receiver"));
+            checker = new Pattern.Checker(longParam("bytes"));
+        }
+
+        @Override
+        public void tick() {
+            Message m = rx.receive();
+            if (m == null) {
+                throw new IllegalStateException("no message at tick " + executionCount());
+            }
+            long now = System.nanoTime();
+            if (first == 0) {
+                first = now;
+            }
+            checker.check(m.get(HostTensor.class, "payload").data());
+            last = now;
+        }
+
+        @Override
+        public void stop() {
+            // from message 1 in hand to the last in hand, as the raw sink measures
+            System.out.println("DONE " + checker.count + " " + Math.max(1, last - first));
+            System.out.flush();
+        }
+    }
+
+    /**
+     * Ping-pong in a graph: tick k waits for the echo of ping k−1 (syncing its receiver inside the tick), then
+     * publishes ping k; the transmitter sends it when the tick ends. The round trip therefore includes the
+     * scheduler's step between ticks, as an app's would.
+     */
+    public static class Pinger extends CodeletAdapter {
+        static volatile long[] last;
+        private Transmitter tx;
+        private Receiver rx;
+        private long[] rtt;
+        private int count;
+        private long sentAt;
+        private int k;
+
+        @Override
+        public void start() {
+            tx = transmitter(param("transmitter"));
+            rx = receiver(param("receiver"));
+            count = (int) longParam("count");
+            rtt = new long[count];
+        }
+
+        @Override
+        public void tick() {
+            if (k > 0) {
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(30);
+                Message m;
+                while (true) {
+                    rx.sync();
+                    m = rx.receive();
+                    if (m != null) {
+                        break;
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("no echo of ping " + k);
+                    }
+                    Thread.onSpinWait();
+                }
+                rtt[k - 1] = System.nanoTime() - sentAt;
+                long got = m.get(HostTensor.class, "payload").data().get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+                if (got != k) {
+                    throw new IllegalStateException("echo of " + got + " for ping " + k);
+                }
+            }
+            if (k < count) {
+                k++;
+                MemorySegment s = Arena.ofAuto().allocate(SMALL, 8);
+                s.set(ValueLayout.JAVA_LONG, 0, k);
+                s.set(ValueLayout.JAVA_LONG, SMALL - 8, k);
+                tx.publish(Message.create().add("payload", HostTensor.wrap(s, DataType.UINT8, SMALL)));
+                sentAt = System.nanoTime();
+            }
+        }
+
+        @Override
+        public void stop() {
+            last = rtt;
+        }
+    }
+
+    // ---- payload pattern -----------------------------------------------------------------------------------
+
+    /** Message content: its number in the first and last 8 bytes (little-endian), byte i = (i·31 + 7) mod 256 between. */
+    static final class Pattern {
+        private Pattern() {
+        }
+
+        static MemorySegment message(long size) {
+            MemorySegment m = Arena.ofAuto().allocate(Math.max(size, 16), 64).asSlice(0, size);
+            for (long i = 0; i < size; i++) {
+                m.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            return m;
+        }
+
+        static void stamp(MemorySegment m, long seq) {
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, seq);
+            m.set(ValueLayout.JAVA_LONG_UNALIGNED, m.byteSize() - 8, seq);
+        }
+
+        /** Checks messages in order: count, sequence, stamps and a CRC32C of the middle against the pattern's. */
+        static final class Checker {
+            final long size;
+            final long expectedCrc;
+            long count;
+
+            Checker(long size) {
+                this.size = size;
+                expectedCrc = crc(message(size));
+            }
+
+            private static long crc(MemorySegment m) {
+                CRC32C c = new CRC32C();
+                if (m.byteSize() > 16) {
+                    c.update(m.asSlice(8, m.byteSize() - 16).asByteBuffer());
+                }
+                return c.getValue();
+            }
+
+            void check(MemorySegment m) {
+                long seq = count + 1;
+                if (m.byteSize() != size) {
+                    throw new IllegalStateException("message " + seq + ": " + m.byteSize() + " bytes, expected " + size);
+                }
+                long head = m.get(ValueLayout.JAVA_LONG_UNALIGNED, 0);
+                long tail = m.get(ValueLayout.JAVA_LONG_UNALIGNED, size - 8);
+                if (head != seq || tail != seq) {
+                    throw new IllegalStateException("message " + seq + " expected, got " + head + "/" + tail
+                            + " (lost, reordered or overwritten)");
+                }
+                if (crc(m) != expectedCrc) {
+                    throw new IllegalStateException("message " + seq + ": content checksum mismatch");
+                }
+                count++;
+            }
+        }
+    }
+
+    // ---- the peer JVM ---------------------------------------------------------------------------------------
+
+    static int freePort() {
+        try (DatagramSocket s = new DatagramSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** The other end of each case, in its own JVM. Prints READY when listening and DONE … when finished. */
+    static final class Peer {
+        private Peer() {
+        }
+
+        static int main(String[] a) throws Exception {
+            switch (a[0]) {
+                case "raw-sink" -> rawSink(Integer.parseInt(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "graph-sink" -> graphSink(Integer.parseInt(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "raw-echo" -> rawEcho(Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
+                case "graph-echo" -> graphEcho(Integer.parseInt(a[1]), Integer.parseInt(a[2]),
+                        Integer.parseInt(a[3]));
+                default -> throw new IllegalArgumentException("unknown peer role " + a[0]);
+            }
+            System.out.flush();
+            return 0;
+        }
+
+        static void rawSink(int port, long size, int count) {
+            AeronTransport t = AeronTransport.acquire();
+            try (Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", port), STREAM)) {
+                System.out.println("READY");
+                System.out.flush();
+                Pattern.Checker checker = new Pattern.Checker(size);
+                MemorySegment msg = Arena.ofAuto().allocate(Math.max(size, 16), 64).asSlice(0, size);
+                long[] pos = new long[1];
+                long[] first = new long[1];
+                long[] last = new long[1];
+                // chunks arrive in order on one publication: fill the message, check it when full
+                io.aeron.logbuffer.FragmentHandler h = (DirectBuffer b, int off, int len, io.aeron.logbuffer.Header hd) -> {
+                    b.getBytes(off, msg.asSlice(pos[0], len).asByteBuffer(), len);
+                    pos[0] += len;
+                    if (pos[0] == size) {
+                        checker.check(msg);
+                        pos[0] = 0;
+                        last[0] = System.nanoTime();
+                        if (first[0] == 0) {
+                            first[0] = last[0];
+                        }
+                    }
+                };
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(600);
+                while (checker.count < count) {
+                    if (sub.poll(h, 64) == 0) {
+                        Thread.onSpinWait();
+                    }
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("raw sink: " + checker.count + " of " + count);
+                    }
+                }
+                System.out.println("DONE " + checker.count + " " + Math.max(1, last[0] - first[0]));
+            } finally {
+                t.release();
+            }
+        }
+
+        static void graphSink(int port, long size, int count) throws InterruptedException {
+            Thread ready = readyWhenListening();
+            runGraph("""
+                    ---
+                    name: sink
+                    components:
+                    - name: in
+                      type: nvidia::gxf::UcxReceiver
+                      parameters: { port: PORT, capacity: 4, policy: 2 }
+                    - type: MessageAvailableSchedulingTerm
+                      parameters: { receiver: in, min_size: 1 }
+                    - type: CountSchedulingTerm
+                      parameters: { count: COUNT }
+                    - name: sink
+                      type: JavaCodelet
+                      parameters:
+                        codelet_name: io.jkompute.net.bench.NetBenchmark$Sink
+                        codelet_params: { receiver: in, bytes: SIZE }
+                    """.replace("PORT", Integer.toString(port)).replace("COUNT", Integer.toString(count))
+                    .replace("SIZE", Long.toString(size)));
+            ready.join();
+        }
+
+        static void rawEcho(int there, int back, int count) {
+            AeronTransport t = AeronTransport.acquire();
+            try (Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", there), STREAM);
+                 Publication pub = t.aeron().addPublication(channel("127.0.0.1", back), STREAM)) {
+                System.out.println("READY");
+                System.out.flush();
+                awaitConnected(pub);
+                UnsafeBuffer copy = new UnsafeBuffer(new byte[SMALL]);
+                long[] n = new long[1];
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(300);
+                while (n[0] < count) {
+                    sub.poll((b, off, len, h) -> {
+                        long seq = b.getLong(off, ByteOrder.LITTLE_ENDIAN);
+                        if (seq != n[0] + 1 || len != SMALL || b.getLong(off + SMALL - 8, ByteOrder.LITTLE_ENDIAN) != seq) {
+                            throw new IllegalStateException("raw echo: ping " + seq + " (" + len + " bytes) after "
+                                    + n[0]);
+                        }
+                        n[0]++;
+                        copy.putBytes(0, b, off, len);
+                        offer(pub, copy, 0, len);
+                    }, 1);
+                    if (System.nanoTime() > deadline) {
+                        throw new IllegalStateException("raw echo: " + n[0] + " of " + count);
+                    }
+                }
+                System.out.println("DONE " + n[0]);
+            } finally {
+                t.release();
+            }
+        }
+
+        static void graphEcho(int there, int back, int count) throws InterruptedException {
+            Thread ready = readyWhenListening();
+            runGraph("""
+                    ---
+                    name: echo
+                    components:
+                    - name: in
+                      type: nvidia::gxf::UcxReceiver
+                      parameters: { port: THERE, capacity: 1, policy: 2 }
+                    - name: out
+                      type: nvidia::gxf::UcxTransmitter
+                      parameters: { receiver_address: 127.0.0.1, port: BACK, capacity: 1, policy: 2 }
+                    - type: MessageAvailableSchedulingTerm
+                      parameters: { receiver: in, min_size: 1 }
+                    - type: DownstreamReceptiveSchedulingTerm
+                      parameters: { transmitter: out, min_size: 1 }
+                    - type: CountSchedulingTerm
+                      parameters: { count: COUNT }
+                    - name: forward
+                      type: Forward
+                      parameters: { in: in, out: out }
+                    """.replace("THERE", Integer.toString(there)).replace("BACK", Integer.toString(back))
+                    .replace("COUNT", Integer.toString(count)));
+            System.out.println("DONE " + count);
+            ready.join();
+        }
+
+        /** The receivers listen once the graph is loaded; the sender retries until linked anyway. */
+        private static Thread readyWhenListening() {
+            return Thread.ofPlatform().start(() -> {
+                System.out.println("READY");
+                System.out.flush();
+            });
+        }
+    }
+
+    /** A peer JVM: this JVM's java, options and class path; output read line by line. */
+    static final class PeerProcess implements AutoCloseable {
+        static volatile String classPath = System.getProperty("java.class.path");
+        private final Process process;
+        private final List<String> lines = new ArrayList<>();
+
+        private PeerProcess(Process p) {
+            process = p;
+            Thread.ofPlatform().daemon().start(() -> {
+                try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
+                        StandardCharsets.UTF_8))) {
+                    String l;
+                    while ((l = r.readLine()) != null) {
+                        synchronized (lines) {
+                            lines.add(l);
+                            lines.notifyAll();
+                        }
+                    }
+                } catch (IOException ignored) {
+                    // gone
+                }
+            });
+        }
+
+        static PeerProcess start(String... args) throws IOException {
+            List<String> cmd = new ArrayList<>();
+            cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+                    "java").toString()));
+            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+                if (!a.startsWith("-agentlib:jdwp") && !a.startsWith("-Djdk.module.main") && !a.startsWith("-Xmx")) {
+                    cmd.add(a);
+                }
+            }
+            cmd.addAll(List.of("-Xmx1g", "-cp", classPath, NetBenchmark.class.getName(), "--peer"));
+            cmd.addAll(List.of(args));
+            return new PeerProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+        }
+
+        String awaitLine(String prefix, long seconds) throws InterruptedException {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
+            synchronized (lines) {
+                while (true) {
+                    for (String l : lines) {
+                        if (l.startsWith(prefix)) {
+                            return l;
+                        }
+                    }
+                    long left = deadline - System.nanoTime();
+                    if (left <= 0 || !process.isAlive()) {
+                        // one last look: the line may have come with the exit
+                        lines.wait(200);
+                        for (String l : lines) {
+                            if (l.startsWith(prefix)) {
+                                return l;
+                            }
+                        }
+                        throw new IllegalStateException("peer: no '" + prefix + "' line (exit "
+                                + (process.isAlive() ? "-" : process.exitValue()) + "); output:\n"
+                                + String.join("\n", lines));
+                    }
+                    lines.wait(Math.max(1, Math.min(200, left / 1_000_000)));
+                }
+            }
+        }
+
+        void awaitExit(long seconds) throws InterruptedException {
+            if (!process.waitFor(seconds, TimeUnit.SECONDS) || process.exitValue() != 0) {
+                synchronized (lines) {
+                    throw new IllegalStateException("peer did not end cleanly; output:\n" + String.join("\n", lines));
+                }
+            }
+        }
+
+        @Override
+        public void close() {
+            process.destroyForcibly();
+        }
+    }
+}

@@ -1,0 +1,40 @@
+package io.jkompute.net.bench;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+
+/** The benchmark's smoke test: every case runs raw and through jkompute with a peer JVM, every message checked. */
+class NetBenchmarkTest {
+    @Test
+    @Timeout(value = 600, unit = TimeUnit.SECONDS)
+    void everyCaseRunsBothWaysAndChecksEveryMessage() throws Exception {
+        String cp = System.getProperty("surefire.test.class.path");
+        if (cp != null && !cp.isBlank()) {
+            NetBenchmark.PeerProcess.classPath = cp;
+        }
+        ByteArrayOutputStream log = new ByteArrayOutputStream();
+        List<NetBenchmark.Row> rows = NetBenchmark.run(new NetBenchmark.Counts(300, 50, 200, 6, 2),
+                new PrintStream(log, true, StandardCharsets.UTF_8));
+        String table = NetBenchmark.table(rows);
+        assertEquals(List.of("small 64 B", "ping p50 per hop", "ping p99 per hop", "4 KiB", "1 MiB", "64 MiB"),
+                rows.stream().map(NetBenchmark.Row::name).toList(), table);
+        // messages checked, raw and jkompute together: counts, sequence, stamps and checksum of each
+        assertEquals(List.of(600L, 100L, 100L, 400L, 12L, 4L), rows.stream().map(NetBenchmark.Row::checked).toList(),
+                table);
+        for (NetBenchmark.Row r : rows) {
+            assertTrue(r.raw() > 0 && r.jkompute() > 0, table);
+        }
+        String out = log.toString(StandardCharsets.UTF_8);
+        assertTrue(out.contains("graph    64 MiB       2 messages checked"), out);
+        assertTrue(out.contains("raw      64 MiB       2 messages checked"), out);
+        assertTrue(table.startsWith("case "), table);
+    }
+}
