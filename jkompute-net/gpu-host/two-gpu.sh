@@ -29,7 +29,7 @@ trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done' EXIT
   $J -cp "$CP" io.jkompute.cli.Main devices; } > "$OUT/devices.txt" 2>&1
 grep -E '^\s*\[?[0-9]' "$OUT/devices.txt" | head -6
 
-timeout -s KILL 420 $J -cp "$CP" io.jkompute.net.bench.NetBenchmark ${NETBENCH_ARGS:-} > "$OUT/netbench.txt" 2>&1
+timeout -s KILL ${NETBENCH_TIMEOUT:-420} $J -cp "$CP" io.jkompute.net.bench.NetBenchmark ${NETBENCH_ARGS:-} > "$OUT/netbench.txt" 2>&1
 rc=$?
 sed -n '/^case /,$p' "$OUT/netbench.txt"
 echo "netbench exit: $rc" | tee -a "$OUT/netbench.txt"

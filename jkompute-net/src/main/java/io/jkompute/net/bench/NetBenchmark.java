@@ -70,7 +70,7 @@ public final class NetBenchmark {
         }
 
         public static Counts full() {
-            return new Counts(200_000, 20_000, 100_000, 2_000, 40);
+            return new Counts(50_000, 5_000, 20_000, 1_000, 20);
         }
     }
 
