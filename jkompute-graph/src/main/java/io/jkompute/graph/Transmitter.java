@@ -65,6 +65,16 @@ public abstract class Transmitter extends Component {
         return targetView;
     }
 
+    /** Number of connected receivers; with {@link #target(int)}, for checks that run on every evaluation. */
+    public final int targetCount() {
+        return targetArray.length;
+    }
+
+    /** The {@code i}-th connected receiver, in connection order. */
+    public final Receiver target(int i) {
+        return targetArray[i];
+    }
+
     /**
      * Free places in the queue of a receiver in another process, or -1 when this transmitter is not a network
      * link (then its connected receivers are checked). Network transmitters override this so

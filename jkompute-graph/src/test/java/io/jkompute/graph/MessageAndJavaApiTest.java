@@ -143,4 +143,57 @@ class MessageAndJavaApiTest {
             assertThrows(IllegalStateException.class, () -> g.addEntity("late"), "fixed after activation");
         }
     }
+
+    /** Publishes one message and keeps a reference of its own to it. */
+    static final class KeepingTx extends Codelet {
+        Transmitter out;
+        Message sent;
+
+        @Override
+        protected void tick() {
+            sent = Message.create().retain();
+            out.publish(sent);
+        }
+    }
+
+    /**
+     * After delivery each receiver's queue holds exactly one reference: the only receiver takes over the
+     * transmitter's, the others get their own. The tick's reference is gone, the test's retain is left.
+     */
+    @Test
+    void everyReceiverQueueHoldsOneReference() {
+        for (int receivers : new int[] {1, 3}) {
+            try (Graph g = Graph.create()) {
+                Entity sched = g.addEntity("sched");
+                g.setParameter(sched.add("GreedyScheduler", "scheduler"), "clock", sched.add("ManualClock", "clock"));
+                Entity tx = g.addEntity("tx");
+                Transmitter out = (Transmitter) tx.add("DoubleBufferTransmitter", "out");
+                g.setParameter(tx.add("CountSchedulingTerm", "count"), "count", 1L);
+                KeepingTx codelet = tx.add(new KeepingTx(), "tx");
+                codelet.out = out;
+                for (int i = 0; i < receivers; i++) {
+                    Entity rx = g.addEntity("rx" + i);
+                    Receiver in = (Receiver) rx.add("DoubleBufferReceiver", "in");
+                    // count 0: rx stops at once and never takes the message, which stays in its queue
+                    g.setParameter(rx.add("CountSchedulingTerm", "count"), "count", 0L);
+                    rx.add(new Codelet() {
+                        @Override
+                        protected void tick() {
+                        }
+                    }, "idle");
+                    Component link = g.addEntity("link" + i).add("Connection", "c");
+                    g.setParameter(link, "source", out);
+                    g.setParameter(link, "target", in);
+                }
+                g.run();
+                for (int i = 0; i < receivers; i++) {
+                    Receiver in = g.component("rx" + i + "/in", Receiver.class);
+                    assertEquals(1, in.size() + in.backSize(), "rx" + i);
+                }
+                assertEquals(1 + receivers, codelet.sent.refCount(), receivers + " receivers");
+                codelet.sent.release();
+                assertEquals(receivers, codelet.sent.refCount());
+            }
+        }
+    }
 }

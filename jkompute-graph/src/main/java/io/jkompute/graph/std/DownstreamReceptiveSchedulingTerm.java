@@ -26,17 +26,18 @@ public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
 
     @Override
     public SchedulingCondition check(long now) {
-        List<Receiver> targets = transmitter.get().targets();
+        Transmitter tx = transmitter.get();
+        int n = tx.targetCount();
         long min = minSize.get();
-        if (targets.isEmpty()) {
-            int remote = transmitter.get().remoteRoom();
+        if (n == 0) {
+            int remote = tx.remoteRoom();
             if (remote < 0) {
                 return notReady(SchedulingCondition.NEVER);
             }
             return remote >= min ? readySince(now) : notReady(SchedulingCondition.WAIT);
         }
-        for (int i = 0; i < targets.size(); i++) { // no iterator per check
-            Receiver r = targets.get(i);
+        for (int i = 0; i < n; i++) { // no iterator or list view per check
+            Receiver r = tx.target(i);
             // backSize() before size(): the lock-free queue guarantees a message moving between them is counted
             if (r.backSize() + min > (long) r.capacity() - r.size()) {
                 return notReady(SchedulingCondition.WAIT);

@@ -52,7 +52,7 @@ public final class GreedyScheduler extends Scheduler {
             if (ctx.stopRequested()) {
                 return new StopReport(StopReason.INTERRUPTED, "interrupted");
             }
-            if (clock.timestamp() > deadline) {
+            if (deadline != Long.MAX_VALUE && clock.timestamp() > deadline) { // no clock reading per pass without one
                 return new StopReport(StopReason.MAX_DURATION, "max_duration_ms " + common.maxDurationMs.get() + " reached");
             }
             long seq = ctx.eventSequence();
