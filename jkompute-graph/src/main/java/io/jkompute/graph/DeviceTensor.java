@@ -57,6 +57,14 @@ public final class DeviceTensor implements GraphTensor {
         return new DeviceTensor(tensor, tensor.dataType(), tensor.shape(), tensor);
     }
 
+    /**
+     * Wraps a core tensor whose lifetime {@code owner} manages: closing this tensor closes {@code owner} once (e.g.
+     * hands the buffer back to a cache for reuse) instead of the core tensor.
+     */
+    public static DeviceTensor owned(Tensor tensor, DataType type, long[] shape, AutoCloseable owner) {
+        return new DeviceTensor(tensor, type, shape, java.util.Objects.requireNonNull(owner, "owner"));
+    }
+
     /** Wraps a core tensor that someone else owns and closes. */
     public static DeviceTensor view(Tensor tensor, DataType type, long... shape) {
         return new DeviceTensor(tensor, type, shape, null);

@@ -61,6 +61,7 @@ public class UcxReceiver extends Receiver implements RunListener {
     private Thread poller;
     private volatile boolean running;
     private WireFormat.DeviceFactory devices;
+    private DeviceTensorCache cache;
 
     private volatile long popped;
     private volatile long received;
@@ -111,8 +112,9 @@ public class UcxReceiver extends Receiver implements RunListener {
                     throw e;
                 }
             };
-        } else {
-            devices = dev == null ? null : (type, shape, b) -> WireFormat.onDevice(dev.manager(), type, shape, b);
+        } else if (dev != null) {
+            cache = new DeviceTensorCache(dev.manager(), 16);
+            devices = cache::create;
         }
         transport = AeronTransport.acquire();
         try {
@@ -327,6 +329,10 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
         if (queue != null) {
             queue.clear();
+        }
+        if (cache != null) {
+            cache.close(); // buffers still held by messages are closed when those are released
+            cache = null;
         }
         if (transport != null) {
             transport.release();
