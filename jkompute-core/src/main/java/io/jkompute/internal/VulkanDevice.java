@@ -269,8 +269,23 @@ public final class VulkanDevice implements AutoCloseable {
         }
     }
 
+    /**
+     * Waits until the device is idle. vkDeviceWaitIdle requires every queue of the device to be externally
+     * synchronized, and other threads may be submitting (a graph's network receiver uploads while its scheduler
+     * dispatches): it takes each queue's lock, the one every vkQueueSubmit here holds, in list order.
+     */
     public void waitIdle() {
-        check(vkDeviceWaitIdle(device), "vkDeviceWaitIdle");
+        waitIdleHolding(0);
+    }
+
+    private void waitIdleHolding(int queue) {
+        if (queue == queues.size()) {
+            check(vkDeviceWaitIdle(device), "vkDeviceWaitIdle");
+            return;
+        }
+        synchronized (queues.get(queue)) {
+            waitIdleHolding(queue + 1);
+        }
     }
 
     @Override
