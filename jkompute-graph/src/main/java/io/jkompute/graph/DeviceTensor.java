@@ -121,7 +121,11 @@ public final class DeviceTensor implements GraphTensor {
      * wrote it ({@link #readyAfter}); {@link Sequence.Point#REACHED} when nothing is pending.
      */
     public Sequence.Point ready() {
-        return ready;
+        Sequence.Point p = ready;
+        // a producer codelet closes its sequences in stop() while its last output may still wait in a queue
+        // downstream: that point's work completed when its sequence closed (closing drains it), and a closed
+        // sequence's point cannot be waited on (nextWaitsFor refuses it), so it reads as reached
+        return p.isReached() ? Sequence.Point.REACHED : p;
     }
 
     /**
@@ -143,7 +147,7 @@ public final class DeviceTensor implements GraphTensor {
     public Sequence.Point prefetchToHost() {
         synchronized (tensor) {
             if (prefetched == null) {
-                prefetched = tensor.syncLocalAsync(ready);
+                prefetched = tensor.syncLocalAsync(ready());
             }
             return prefetched;
         }
