@@ -19,7 +19,9 @@ final class LinkIdle {
     private final long minParkNs;
     private final long maxParkNs;
     private final BooleanSupplier pending;
+    private final long busyNs;
 
+    private long busySince;
     private int spins;
     private int yields;
     private long parkNs;
@@ -30,6 +32,15 @@ final class LinkIdle {
      *                the caller's last look and the park is not lost
      */
     LinkIdle(int maxSpins, int maxYields, long minParkNs, long maxParkNs, BooleanSupplier pending) {
+        this(maxSpins, maxYields, minParkNs, maxParkNs, 0, pending);
+    }
+
+    /**
+     * @param busyNs if positive, spin this long after the last work (UcxContext's {@code busy_poll_us}) before
+     *               yielding and parking: a core kept busy per waiting thread, for the latency of a spinning poll
+     */
+    LinkIdle(int maxSpins, int maxYields, long minParkNs, long maxParkNs, long busyNs, BooleanSupplier pending) {
+        this.busyNs = busyNs;
         this.maxSpins = maxSpins;
         this.maxYields = maxYields;
         this.minParkNs = minParkNs;
@@ -48,6 +59,15 @@ final class LinkIdle {
     }
 
     void idle() {
+        if (busyNs > 0 && spins == 0 && yields == 0 && parkNs == minParkNs) {
+            if (busySince == 0) {
+                busySince = System.nanoTime();
+            }
+            if (System.nanoTime() - busySince < busyNs) {
+                Thread.onSpinWait();
+                return;
+            }
+        }
         if (spins < maxSpins) {
             spins++;
             Thread.onSpinWait();
@@ -67,6 +87,7 @@ final class LinkIdle {
     }
 
     void reset() {
+        busySince = 0;
         spins = 0;
         yields = 0;
         parkNs = minParkNs;

@@ -124,7 +124,8 @@ public class UcxReceiver extends Receiver implements RunListener {
             transport = null;
             throw NetSettings.bad(this, "port", "cannot listen on " + channel + ": " + e.getMessage());
         }
-        idle = new LinkIdle(100, 100, 1_000, 100_000, () -> control != null && freed() != creditSent);
+        idle = new LinkIdle(100, 100, 1_000, 100_000, UcxContext.busyPollNs(graph()),
+                () -> control != null && freed() != creditSent);
         running = true;
         poller = new Thread(this::poll, "jkompute-net-rx " + path());
         poller.setDaemon(true);

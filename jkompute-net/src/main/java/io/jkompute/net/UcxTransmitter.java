@@ -89,7 +89,9 @@ public class UcxTransmitter extends Transmitter implements RunListener {
      * once instead of after its park (up to 200 µs, more on a VM), which with a small remote queue is paid per
      * message.
      */
-    private final LinkIdle roomIdle = new LinkIdle(100, 10, 1_000, 200_000, this::mayProceed);
+    private LinkIdle roomIdle;
+    /** The credit poller's idle (only Aeron polling finds its work, so nothing wakes it). */
+    private LinkIdle pollIdle;
     /** Aeron back-pressure: only polling finds room in the log, so plain back-off. */
     private final IdleStrategy offerIdle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
 
@@ -140,6 +142,9 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         }
         chunkBytes = Math.min(data.maxMessageLength(), 64 * 1024) - Frames.HEADER;
         claimBytes = data.maxPayloadLength() - Frames.HEADER;
+        long busyNs = UcxContext.busyPollNs(graph());
+        roomIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs, this::mayProceed);
+        pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
         linkId = ThreadLocalRandom.current().nextLong();
         startNs = System.nanoTime();
         running = true;
@@ -149,7 +154,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     }
 
     private void poll() {
-        IdleStrategy idle = new BackoffIdleStrategy(100, 100, 1_000, 100_000);
+        LinkIdle idle = pollIdle;
         UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 1024]);
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);

@@ -36,6 +36,21 @@ class LoadErrorsTest {
     }
 
     @Test
+    void busyPollOutOfRangeIsALoadErrorWithLine() throws Exception {
+        GraphLoadException e = load("""
+                name: ucx
+                components:
+                - name: context
+                  type: nvidia::gxf::UcxContext
+                  parameters:
+                    busy_poll_us: 20000000
+                """);
+        assertTrue(e.getMessage().contains("bad.yaml:6"), e.getMessage());
+        assertTrue(e.getMessage().contains("'busy_poll_us' must be between 0 and 10000000 (10 s), got 20000000"),
+                e.getMessage());
+    }
+
+    @Test
     void badPortIsALoadErrorWithFileAndLine() throws Exception {
         GraphLoadException e = load("""
                 name: rx

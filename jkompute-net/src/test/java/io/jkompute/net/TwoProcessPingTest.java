@@ -39,4 +39,20 @@ class TwoProcessPingTest {
             assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());
         }
     }
+
+    @Test
+    void busyPollingLinksDeliverEveryMessageOnce() throws Exception {
+        int port = Jvm.freePort();
+        // busy_poll_us only changes how the link threads wait; counts and order must be the same as without it
+        String apps = "../apps/distributed/";
+        try (Jvm tx = Jvm.graph("tx", Jvm.file(apps + "ping-tx.yaml"), "--param", "tx/signal/port=" + port,
+                "--param", "ucx/context/busy_poll_us=500");
+             Jvm rx = Jvm.graph("rx", Jvm.file(apps + "ping-rx.yaml"), "--param", "rx/signal/port=" + port,
+                     "--param", "ucx/context/busy_poll_us=500")) {
+            assertEquals(0, tx.await(180), tx.output());
+            assertEquals(0, rx.await(180), rx.output());
+            assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());
+            assertTrue(tx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), tx.output());
+        }
+    }
 }

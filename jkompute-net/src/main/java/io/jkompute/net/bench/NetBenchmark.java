@@ -87,32 +87,56 @@ public final class NetBenchmark {
             System.exit(Peer.main(Arrays.copyOfRange(args, 1, args.length)));
         }
         boolean quick = false;
-        for (String a : args) {
-            switch (a) {
+        String only = "";
+        for (int i = 0; i < args.length; i++) {
+            switch (args[i]) {
                 case "--quick" -> quick = true;
+                case "--only" -> only = i + 1 < args.length ? args[++i] : "";
+                case "--busy-poll-us" -> System.setProperty(BUSY_POLL, i + 1 < args.length ? args[++i] : "0");
                 default -> {
-                    System.err.println("usage: NetBenchmark [--quick]");
+                    System.err.println("usage: NetBenchmark [--quick] [--only CASE-PREFIX (small, ping, 4 KiB, ...)]"
+                            + " [--busy-poll-us N (UcxContext busy_poll_us in both graphs)]");
                     System.exit(2);
                 }
             }
         }
-        List<Row> rows = run(quick ? Counts.quick() : Counts.full(), System.out);
+        if (Long.getLong(BUSY_POLL, 0) > 0) {
+            System.out.println("graphs with UcxContext busy_poll_us: " + Long.getLong(BUSY_POLL, 0));
+        }
+        List<Row> rows = run(quick ? Counts.quick() : Counts.full(), System.out, only);
         System.out.print(table(rows));
         System.exit(0);
     }
 
     /** Runs every case; throws on a failed check. */
     public static List<Row> run(Counts n, PrintStream log) throws Exception {
+        return run(n, log, "");
+    }
+
+    /** Runs the cases whose name starts with {@code only} (every case for ""). */
+    public static List<Row> run(Counts n, PrintStream log, String only) throws Exception {
         List<Row> rows = new ArrayList<>();
         // the receiving queue's capacity (policy 2) bounds the messages in flight: the sender waits for a credit
         // once that many are unconfirmed. A capacity of 4 makes small messages round-trip bound (kept as a row
         // for that reason); a streaming app sizes the queue, as the other rows do, within memory (64 MiB × 4)
-        rows.add(throughput("small 64 B, queue 4", "msg/s", SMALL, 4, n.small(), log));
-        rows.add(throughput("small 64 B, queue 256", "msg/s", SMALL, 256, n.small(), log));
-        rows.addAll(pingPong(n.pings(), log));
-        rows.add(throughput("4 KiB, queue 256", "GB/s", KIB4, 256, n.kib4(), log));
-        rows.add(throughput("1 MiB, queue 64", "GB/s", MIB, 64, n.mib1(), log));
-        rows.add(throughput("64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64(), log));
+        if ("small 64 B, queue 4".startsWith(only)) {
+            rows.add(throughput("small 64 B, queue 4", "msg/s", SMALL, 4, n.small(), log));
+        }
+        if ("small 64 B, queue 256".startsWith(only)) {
+            rows.add(throughput("small 64 B, queue 256", "msg/s", SMALL, 256, n.small(), log));
+        }
+        if ("ping".startsWith(only) || only.startsWith("ping")) {
+            rows.addAll(pingPong(n.pings(), log));
+        }
+        if ("4 KiB, queue 256".startsWith(only)) {
+            rows.add(throughput("4 KiB, queue 256", "GB/s", KIB4, 256, n.kib4(), log));
+        }
+        if ("1 MiB, queue 64".startsWith(only)) {
+            rows.add(throughput("1 MiB, queue 64", "GB/s", MIB, 64, n.mib1(), log));
+        }
+        if ("64 MiB, queue 4".startsWith(only)) {
+            rows.add(throughput("64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64(), log));
+        }
         return rows;
     }
 
@@ -294,8 +318,20 @@ public final class NetBenchmark {
               parameters: { clock: clock, max_duration_ms: 900000, stop_on_deadlock: false }
             """;
 
+    /** System property carrying {@code --busy-poll-us} to this JVM's graphs and the peer's. */
+    static final String BUSY_POLL = "jkompute.netbench.busyPollUs";
+
     static RunResult runGraph(String text) {
-        try (Graph g = Graph.loader().file(yaml(text + SCHED)).load()) {
+        long busy = Long.getLong(BUSY_POLL, 0);
+        String context = busy <= 0 ? "" : """
+                ---
+                name: ucx
+                components:
+                - name: context
+                  type: nvidia::gxf::UcxContext
+                  parameters: { busy_poll_us: BUSY }
+                """.replace("BUSY", Long.toString(busy));
+        try (Graph g = Graph.loader().file(yaml(text + SCHED + context)).load()) {
             RunResult r = g.run();
             if (r.reason() != StopReason.COMPLETED) {
                 throw new IllegalStateException("graph ended " + r.reason() + ": " + r.detail());
@@ -718,7 +754,8 @@ public final class NetBenchmark {
                     cmd.add(a);
                 }
             }
-            cmd.addAll(List.of("-Xmx1g", "-cp", classPath, NetBenchmark.class.getName(), "--peer"));
+            cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
+                    NetBenchmark.class.getName(), "--peer"));
             cmd.addAll(List.of(args));
             return new PeerProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
         }
