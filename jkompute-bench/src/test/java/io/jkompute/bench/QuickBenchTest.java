@@ -62,7 +62,8 @@ class QuickBenchTest {
         // below the fence: the submit call alone, the completion word, the word then the fence
         assertEquals(3, byName.get("latency").figures().stream().filter(f -> f.impl().endsWith("(probe)")).count());
         // chains of 10, 100, 1000: jkompute and raw Vulkan each; at 1000 the two barrier probes; the GPU time per node
-        assertEquals(9, ours(byName.get("chain")).count());
+        // (raw CUDA launches and graphs, on a host with a CUDA driver, come on top)
+        assertEquals(9, ours(byName.get("chain")).filter(f -> !f.impl().startsWith("raw CUDA")).count());
         // Kompute's shape: jkompute and raw Vulkan, wall and GPU time
         assertEquals(4, ours(byName.get("throughput")).filter(f -> !f.impl().startsWith("raw CUDA")).count());
         // ping: Greedy at capacities 1 and 64, MultiThread and EventBased with 1, 2, 4 workers on 4 pairs, rate and hop

@@ -43,6 +43,12 @@ class DistributedRunTest {
         }
     }
 
+    /**
+     * The app paths here are relative to this module: its folder under Maven, {@code jkompute-cli} when the GPU host
+     * runs every module's tests in one JVM from the repository root.
+     */
+    static final Path MODULE = Files.isDirectory(Path.of("../apps")) ? Path.of(".") : Path.of("jkompute-cli");
+
     /** Runs {@code jkompute ARGS} in a new JVM; kills it (and what it started) after {@code seconds}. */
     Result jkompute(long seconds, String... args) throws Exception {
         String cp = System.getProperty("surefire.test.class.path", System.getProperty("java.class.path"));
@@ -55,7 +61,8 @@ class DistributedRunTest {
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");
-        Process p = new ProcessBuilder(cmd).redirectOutput(out.toFile()).redirectError(err.toFile()).start();
+        Process p = new ProcessBuilder(cmd).directory(MODULE.toFile()).redirectOutput(out.toFile())
+                .redirectError(err.toFile()).start();
         try {
             if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
                 throw new AssertionError("jkompute " + String.join(" ", args) + " still running after " + seconds

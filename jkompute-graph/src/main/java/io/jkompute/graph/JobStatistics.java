@@ -1,5 +1,7 @@
 package io.jkompute.graph;
 
+import static io.jkompute.graph.internal.JsonText.quote;
+
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -148,24 +150,4 @@ public record JobStatistics(long durationNs, List<EntityStatistics> entities) {
         return String.format(Locale.ROOT, "%.1f", d);
     }
 
-    static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\r' -> sb.append("\\r");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
-    }
 }

@@ -45,14 +45,19 @@ final class Frames {
     }
 
     static void header(MutableDirectBuffer b, int type, int flags, long a, long c1, long c2, long d) {
-        b.putInt(0, MAGIC, LE);
-        b.putByte(4, (byte) PROTOCOL);
-        b.putByte(5, (byte) type);
-        b.putShort(6, (short) flags, LE);
-        b.putLong(8, a, LE);
-        b.putLong(16, c1, LE);
-        b.putLong(24, c2, LE);
-        b.putLong(32, d, LE);
+        header(b, 0, type, flags, a, c1, c2, d);
+    }
+
+    /** The header at {@code at} of {@code b} (a claimed range of a publication's log). */
+    static void header(MutableDirectBuffer b, int at, int type, int flags, long a, long c1, long c2, long d) {
+        b.putInt(at, MAGIC, LE);
+        b.putByte(at + 4, (byte) PROTOCOL);
+        b.putByte(at + 5, (byte) type);
+        b.putShort(at + 6, (short) flags, LE);
+        b.putLong(at + 8, a, LE);
+        b.putLong(at + 16, c1, LE);
+        b.putLong(at + 24, c2, LE);
+        b.putLong(at + 32, d, LE);
     }
 
     /** The frame type, or throws on a foreign or newer frame. */

@@ -1,5 +1,7 @@
 package io.jkompute.net;
 
+import static io.jkompute.graph.internal.JsonText.quote;
+
 import io.jkompute.graph.Component;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.Graph;
@@ -100,25 +102,5 @@ public final class NetStatistics {
 
     private static long num(Map<String, Object> m, String key) {
         return m.get(key) instanceof Number n ? n.longValue() : 0;
-    }
-
-    private static String quote(String s) {
-        StringBuilder sb = new StringBuilder("\"");
-        for (char ch : s.toCharArray()) {
-            switch (ch) {
-                case '"' -> sb.append("\\\"");
-                case '\\' -> sb.append("\\\\");
-                case '\n' -> sb.append("\\n");
-                case '\t' -> sb.append("\\t");
-                default -> {
-                    if (ch < 0x20) {
-                        sb.append(String.format("\\u%04x", (int) ch));
-                    } else {
-                        sb.append(ch);
-                    }
-                }
-            }
-        }
-        return sb.append('"').toString();
     }
 }

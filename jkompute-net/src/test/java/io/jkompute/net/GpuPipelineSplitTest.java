@@ -12,8 +12,8 @@ import org.junit.jupiter.api.Test;
  * computes on its device and VerifyEqual checks each frame against the CPU; StepCount makes it exactly N.
  */
 class GpuPipelineSplitTest {
-    static final String SOURCE = "../apps/distributed/gpu-pipeline-source.yaml";
-    static final String GPU = "../apps/distributed/gpu-pipeline-gpu.yaml";
+    static final String SOURCE = Jvm.file("../apps/distributed/gpu-pipeline-source.yaml");
+    static final String GPU = Jvm.file("../apps/distributed/gpu-pipeline-gpu.yaml");
 
     @Test
     void twoProcessGpuPipelineVerifiesExactlyNFrames() throws Exception {

@@ -594,9 +594,15 @@ public final class FragmentDriver {
 
     // ---- statistics --------------------------------------------------------------------------------------
 
-    /** Every fragment's network links as its worker reported them at its end (exact: taken after closing). */
+    /**
+     * Every fragment's network links as its worker reported them at its end (exact: taken after closing), in the
+     * app's fragment order (not the order the reports arrived in).
+     */
     public synchronized List<NetStatistics.Link> links() {
-        return List.copyOf(links);
+        List<String> order = plan == null ? List.of() : plan.fragmentNames();
+        List<NetStatistics.Link> out = new ArrayList<>(links);
+        out.sort(java.util.Comparator.comparingInt(l -> order.indexOf(l.fragment())));
+        return List.copyOf(out);
     }
 
     @SuppressWarnings("unchecked")

@@ -24,17 +24,18 @@ class NetBenchmarkTest {
         List<NetBenchmark.Row> rows = NetBenchmark.run(new NetBenchmark.Counts(300, 50, 200, 6, 2),
                 new PrintStream(log, true, StandardCharsets.UTF_8));
         String table = NetBenchmark.table(rows);
-        assertEquals(List.of("small 64 B", "ping p50 per hop", "ping p99 per hop", "4 KiB", "1 MiB", "64 MiB"),
+        assertEquals(List.of("small 64 B, queue 4", "small 64 B, queue 256", "ping p50 per hop", "ping p99 per hop",
+                "4 KiB, queue 256", "1 MiB, queue 64", "64 MiB, queue 4"),
                 rows.stream().map(NetBenchmark.Row::name).toList(), table);
         // messages checked, raw and jkompute together: counts, sequence, stamps and checksum of each
-        assertEquals(List.of(600L, 100L, 100L, 400L, 12L, 4L), rows.stream().map(NetBenchmark.Row::checked).toList(),
+        assertEquals(List.of(600L, 600L, 100L, 100L, 400L, 12L, 4L), rows.stream().map(NetBenchmark.Row::checked).toList(),
                 table);
         for (NetBenchmark.Row r : rows) {
             assertTrue(r.raw() > 0 && r.jkompute() > 0, table);
         }
         String out = log.toString(StandardCharsets.UTF_8);
-        assertTrue(out.contains("graph    64 MiB       2 messages checked"), out);
-        assertTrue(out.contains("raw      64 MiB       2 messages checked"), out);
+        assertTrue(out.contains(String.format("%-8s %-22s 2 messages checked", "graph", "64 MiB, queue 4")), out);
+        assertTrue(out.contains(String.format("%-8s %-22s 2 messages checked", "raw", "64 MiB, queue 4")), out);
         assertTrue(table.startsWith("case "), table);
     }
 }
