@@ -61,6 +61,20 @@ class ConcurrentLifetimeTest extends GpuTestBase {
      */
     @Test
     void perFrameDeviceTensorsUploadedOnOneThreadAndDispatchedOnAnother() throws Exception {
+        perFrameTensors(false);
+    }
+
+    /**
+     * As above, but the dispatching thread closes each input once its frame is verified, as a graph's scheduler does
+     * when it releases a message whose tensor a network receiver made: closes (each waiting for the device) on one
+     * thread, uploads on the other.
+     */
+    @Test
+    void perFrameDeviceTensorsClosedByTheDispatchingThread() throws Exception {
+        perFrameTensors(true);
+    }
+
+    private void perFrameTensors(boolean dispatcherCloses) throws Exception {
         int frames = Integer.getInteger("jkompute.test.lifetimeFrames", 800);
         int n = 1024;
         long errorsBefore = VulkanInstance.validationErrors();
@@ -113,7 +127,7 @@ class ConcurrentLifetimeTest extends GpuTestBase {
                 assertNotNull(f, "the uploader sent nothing for 120 s");
                 Tensor out = outs[f.index() % outs.length];
                 while (inFlight.size() >= 3 || (!inFlight.isEmpty() && inFlight.stream().anyMatch(g -> g.out() == out))) {
-                    verified += finish(inFlight.poll(), n, done);
+                    verified += finish(inFlight.poll(), n, dispatcherCloses ? null : done);
                 }
                 Pair key = new Pair(f.in(), out);
                 if (kernels.size() >= 64 && !kernels.containsKey(key)) {
@@ -134,7 +148,7 @@ class ConcurrentLifetimeTest extends GpuTestBase {
                 inFlight.add(new InFlight(f.index(), f.in(), out, out.syncLocalAsync(s.point())));
             }
             while (!inFlight.isEmpty()) {
-                verified += finish(inFlight.poll(), n, done);
+                verified += finish(inFlight.poll(), n, dispatcherCloses ? null : done);
             }
         } finally {
             done.put(endOfClosing);
@@ -227,6 +241,7 @@ class ConcurrentLifetimeTest extends GpuTestBase {
         }
     }
 
+    /** Waits for a frame's read-back, checks it, and closes its input here (done null) or hands it to the uploader. */
     private static int finish(InFlight g, int n, BlockingQueue<Tensor> done) throws InterruptedException {
         assertTrue(g.readBack().await(java.time.Duration.ofMinutes(2)), "frame " + g.index() + " never came back");
         float[] y = g.out().toFloatArray();
@@ -236,7 +251,11 @@ class ConcurrentLifetimeTest extends GpuTestBase {
                 fail("frame " + g.index() + " element " + j + ": " + y[j] + ", expected " + want);
             }
         }
-        done.put(g.in());
+        if (done == null) {
+            g.in().close();
+        } else {
+            done.put(g.in());
+        }
         return 1;
     }
 
