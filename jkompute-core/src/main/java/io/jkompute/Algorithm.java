@@ -103,16 +103,27 @@ public final class Algorithm extends ManagedObject {
             throw new IllegalArgumentException("workgroup count " + wg + " is outside 1.." + max[0] + " x 1.." + max[1]
                     + " x 1.." + max[2]);
         }
-        natives.destroy();
-        this.memories = List.copyOf(memories);
-        this.spirv = spirv.clone();
-        this.workgroup = wg;
-        this.spec = spec;
-        this.push = push;
-        this.pushSize = push.byteSize();
-        this.reflection = shader;
-        build();
-        generation++;
+        Constants s = spec;
+        Constants p = push;
+        Runnable replace = () -> {
+            natives.destroy();
+            this.memories = List.copyOf(memories);
+            this.spirv = spirv.clone();
+            this.workgroup = wg;
+            this.spec = s;
+            this.push = p;
+            this.pushSize = p.byteSize();
+            this.reflection = shader;
+            build();
+            generation++;
+        };
+        if (natives.pipeline == 0) {
+            replace.run();   // never built: nothing of it can be on the GPU
+        } else {
+            // a submitted sequence may still run the old pipeline and descriptor set, and one being submitted on
+            // another thread may have checked the old generation already: wait for both before destroying them
+            manager.freeAfterGpu(replace);
+        }
     }
 
     /** Every binding the shader declares has a tensor (storage buffer) or image (storage image) of its kind. */

@@ -53,6 +53,13 @@ public final class Manager implements AutoCloseable {
     private final List<String> leaks = Collections.synchronizedList(new ArrayList<>());
     private final AtomicLong ids = new AtomicLong();
     private final AtomicInteger running = new AtomicInteger();
+    /**
+     * Read side: a submission being made (its objects checked open, not yet counted in {@link #running}). Write side:
+     * freeing a tensor, image or algorithm, or rebuilding an algorithm, so nothing is freed under a submission that
+     * has checked it and is about to use it.
+     */
+    private final java.util.concurrent.locks.ReentrantReadWriteLock submissions =
+            new java.util.concurrent.locks.ReentrantReadWriteLock();
     private final Throwable createdAt = new Throwable("created here");
     private Sequence defaultSequence;
     private volatile boolean closed;
@@ -483,16 +490,37 @@ public final class Manager implements AutoCloseable {
                 // a pending zero-fill or upload may still name this memory; run it before the memory goes
                 initBatch.flush();
             }
-            if (!isSequence && running.get() > 0) {
-                // a running sequence may still read this object; the GPU must be done with it before it is freed
-                device.waitIdle();
+            if (isSequence) {
+                // a sequence drained its own submissions and those waiting on its semaphore (Sequence.close)
+                t.closeOnce();
+            } else {
+                freeAfterGpu(t::closeOnce);
             }
-            t.closeOnce();
             LOG.debug("closed {}", t.description);
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);
         }
+    }
+
+    /**
+     * Runs {@code free} once no submission is being made and the GPU is done with every one made: a running sequence
+     * may still read the object, and one being submitted on another thread may have checked it open already.
+     */
+    void freeAfterGpu(Runnable free) {
+        submissions.writeLock().lock();
+        try {
+            if (running.get() > 0) {
+                device.waitIdle();
+            }
+            free.run();
+        } finally {
+            submissions.writeLock().unlock();
+        }
+    }
+
+    java.util.concurrent.locks.Lock submitting() {
+        return submissions.readLock();
     }
 
     void runningChanged(int delta) {

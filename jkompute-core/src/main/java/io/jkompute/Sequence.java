@@ -511,6 +511,20 @@ public final class Sequence extends ManagedObject {
             throw new IllegalStateException("evalAsync on " + this + " while its previous evaluation is still running:"
                     + " call evalAwait() first");
         }
+        // From the check that every object it uses is open until the submission counts as running, no tensor, image
+        // or algorithm may be freed: Manager.release waits for the GPU only for submissions already made, so a close
+        // on another thread in between freed a buffer or pipeline that the submission then used (a GPU fault,
+        // VK_ERROR_DEVICE_LOST, on real hardware). Releases take this lock's write side.
+        java.util.concurrent.locks.Lock submitting = manager.submitting();
+        submitting.lock();
+        try {
+            return submitChecked();
+        } finally {
+            submitting.unlock();
+        }
+    }
+
+    private Sequence submitChecked() {
         for (Tracked t : usedObjects) {
             if (t.isClosed()) {
                 throw new IllegalStateException(this + " uses " + t.description + ", which is closed");
