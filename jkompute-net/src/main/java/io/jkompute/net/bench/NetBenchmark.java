@@ -172,7 +172,8 @@ public final class NetBenchmark {
                 } else {
                     graphSend(port, size, count);
                 }
-                String done = p.awaitLine("DONE", 600);
+                // generous for a loaded 2-core machine (5 MB/s), short of the test's own timeout for small counts
+                String done = p.awaitLine("DONE", 120 + size * count / 5_000_000L);
                 // DONE <count> <ns from the end of message 1 to the end of the last>: count − 1 messages' worth
                 String[] f = done.split(" ");
                 long got = Long.parseLong(f[1]);
@@ -771,6 +772,16 @@ public final class NetBenchmark {
                     }
                     long left = deadline - System.nanoTime();
                     if (left <= 0 || !process.isAlive()) {
+                        if (process.isAlive()) {
+                            // a stuck peer: its thread dump (SIGQUIT, printed to its stdout) goes into the error
+                            try {
+                                new ProcessBuilder("kill", "-3", Long.toString(process.pid())).start()
+                                        .waitFor(5, TimeUnit.SECONDS);
+                            } catch (IOException e) {
+                                // no kill command: the error has the output so far
+                            }
+                            lines.wait(2000);
+                        }
                         // one last look: the line may have come with the exit
                         lines.wait(200);
                         for (String l : lines) {
