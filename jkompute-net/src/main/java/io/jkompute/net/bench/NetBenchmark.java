@@ -1,5 +1,6 @@
 package io.jkompute.net.bench;
 
+
 import io.aeron.FragmentAssembler;
 import io.aeron.Publication;
 import io.aeron.Subscription;
@@ -13,6 +14,7 @@ import io.jkompute.graph.RunResult;
 import io.jkompute.graph.StopReason;
 import io.jkompute.graph.Transmitter;
 import io.jkompute.net.AeronTransport;
+import io.jkompute.net.internal.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -21,7 +23,6 @@ import java.io.UncheckedIOException;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
-import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.nio.ByteOrder;
 import java.nio.charset.StandardCharsets;
@@ -747,14 +748,7 @@ public final class NetBenchmark {
         }
 
         static PeerProcess start(String... args) throws IOException {
-            List<String> cmd = new ArrayList<>();
-            cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-                    "java").toString()));
-            for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-                if (!a.startsWith("-agentlib:jdwp") && !a.startsWith("-Djdk.module.main") && !a.startsWith("-Xmx")) {
-                    cmd.add(a);
-                }
-            }
+            List<String> cmd = ChildJvm.javaAndOptions("-Xmx");
             cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
                     NetBenchmark.class.getName(), "--peer"));
             cmd.addAll(List.of(args));

@@ -1,5 +1,6 @@
 package io.jkompute.net.fragment;
 
+
 import io.jkompute.graph.CodeletStatistics;
 import io.jkompute.graph.EntityStatistics;
 import io.jkompute.graph.GraphException;
@@ -7,11 +8,11 @@ import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.NetStatistics;
 import io.jkompute.net.fragment.ControlMessage.Type;
+import io.jkompute.net.internal.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.lang.management.ManagementFactory;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -545,14 +546,7 @@ public final class FragmentDriver {
      */
     public static List<String> workerCommand(Path app, String fragment, String driverEndpoint, String workerAddress,
                                              List<Path> manifests, List<String> params) {
-        List<String> cmd = new ArrayList<>();
-        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
-                "java").toString()));
-        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
-            if (!a.startsWith("-agentlib:jdwp") && !a.startsWith("-Djdk.module.main")) {
-                cmd.add(a);
-            }
-        }
+        List<String> cmd = ChildJvm.javaAndOptions();
         String modulePath = System.getProperty("jdk.module.path");
         if (modulePath != null && !modulePath.isEmpty()) {
             cmd.addAll(List.of("-p", modulePath, "-m", "io.jkompute.net/" + WORKER_MAIN));

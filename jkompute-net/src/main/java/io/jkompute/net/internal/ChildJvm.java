@@ -1,0 +1,36 @@
+package io.jkompute.net.internal;
+
+import java.lang.management.ManagementFactory;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * The start of a command line for another JVM like this one: this JVM's java launcher and its options, so a child
+ * (a fragment worker, a benchmark peer) gets the same JDK flags Aeron needs, however this JVM was started. A debugger
+ * agent and the main-module setting are never passed on (the child has its own main).
+ */
+public final class ChildJvm {
+    private ChildJvm() {
+    }
+
+    /** java and this JVM's options, without those starting with one of {@code dropPrefixes}; a mutable list. */
+    public static List<String> javaAndOptions(String... dropPrefixes) {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(ProcessHandle.current().info().command().orElse(Path.of(System.getProperty("java.home"), "bin",
+                "java").toString()));
+        options:
+        for (String a : ManagementFactory.getRuntimeMXBean().getInputArguments()) {
+            if (a.startsWith("-agentlib:jdwp") || a.startsWith("-Djdk.module.main")) {
+                continue;
+            }
+            for (String p : dropPrefixes) {
+                if (a.startsWith(p)) {
+                    continue options;
+                }
+            }
+            cmd.add(a);
+        }
+        return cmd;
+    }
+}
