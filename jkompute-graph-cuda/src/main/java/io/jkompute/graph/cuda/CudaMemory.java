@@ -1,0 +1,66 @@
+package io.jkompute.graph.cuda;
+
+import io.jkompute.DataType;
+import io.jkompute.cuda.Cuda;
+import io.jkompute.cuda.DType;
+import io.jkompute.cuda.GpuArray;
+import io.jkompute.graph.DeviceBuffer;
+import io.jkompute.graph.DeviceMemoryProvider;
+import io.jkompute.graph.Graph;
+import io.jkompute.graph.GraphTensor;
+import java.util.function.Supplier;
+
+/**
+ * CUDA memory as the graph's device memory. An app runs on CUDA when it has a {@link GPUDevice} (then CUDA must be
+ * usable here, or loading stops with one line), or when it has none and CUDA is usable; device pools that name a
+ * VulkanDevice keep Vulkan memory either way. Memory is on the app's GPUDevice, else device 0.
+ */
+final class CudaMemory implements DeviceMemoryProvider {
+    @Override
+    public String name() {
+        return "CUDA";
+    }
+
+    @Override
+    public boolean serves(Graph graph) {
+        if (GPUDevice.of(graph) != null) {
+            GPUDevice.requireCuda("the app's GPUDevice");
+            return true;
+        }
+        return Cuda.unavailableReason() == null;
+    }
+
+    @Override
+    public DeviceBuffer allocate(Graph graph, long bytes) {
+        int device = GPUDevice.defaultDevice(graph);
+        GpuArray block = onDevice(device, () -> GpuArray.empty(DType.UINT8, Math.max(1, bytes)));
+        return new Buffer(block, bytes);
+    }
+
+    /** Runs {@code action} with {@code device} current on this thread, then restores the thread's device. */
+    static <T> T onDevice(int device, Supplier<T> action) {
+        int before = Cuda.getDevice();
+        if (before == device) {
+            return action.get();
+        }
+        Cuda.setDevice(device);
+        try {
+            return action.get();
+        } finally {
+            Cuda.setDevice(before);
+        }
+    }
+
+    /** One cuMemAlloc'd block; tensors are typed views of its start. */
+    private record Buffer(GpuArray block, long byteSize) implements DeviceBuffer {
+        @Override
+        public GraphTensor tensor(DataType type, long[] shape, AutoCloseable owner) {
+            return new CudaDeviceTensor(block.view(DType.of(type), shape), type, shape, owner);
+        }
+
+        @Override
+        public void close() {
+            block.close();
+        }
+    }
+}
