@@ -11,15 +11,19 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * A graph tensor in CUDA device memory (storage 1 where the app runs on CUDA): a dense jkompute-cuda
  * {@link GpuArray} view of a pool block or an unbounded allocation, with the stream its contents are being written on.
  *
- * <p>A producer queues work on a stream (from a {@link CudaStreamPool}), records it with {@link #setStream}, and
- * adds the {@link CudaStreamId} to the message; a consumer orders its own work after that stream, or waits for it
- * ({@link CudaStreamSync}). {@link #toHost} waits for the stream before it reads. Without a stream the contents are
- * complete whenever the tensor is seen (synchronous copies, work on the legacy default stream).
+ * <p>A codelet that queues work reading or writing the tensor on a stream (from a {@link CudaStreamPool}) records it
+ * with {@link #setStream} (after ordering it after the stream recorded before, e.g. {@link #synchronize()}), and a
+ * producer adds the {@link CudaStreamId} to the message it publishes; a consumer orders its own work after that
+ * stream, or waits for it ({@link CudaStreamSync}). The stream belongs to the memory block, not to one tensor: when a
+ * pool lends the block again, {@link #copyFromHost} and {@link #toHost} wait for the work last queued on it, so a
+ * block never changes under a kernel that still reads it. Without a stream the contents are complete whenever the
+ * tensor is seen (synchronous copies, work on the legacy default stream).
  * <pre>{@code
  * CudaDeviceTensor x = CudaDeviceTensor.of(message.get(GraphTensor.class, "x"));
  * kernel.launch(x.stream(), grid, block, 0, x.array(), n);   // GpuArray, its device pointer, its stream
@@ -31,10 +35,13 @@ public final class CudaDeviceTensor implements GraphTensor {
     private final long[] shape;
     private final AutoCloseable owner;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private volatile Stream stream;
+    /** The block's last stream: shared by every tensor the block is lent to, so reuse waits for earlier work. */
+    private final AtomicReference<Stream> stream;
 
-    CudaDeviceTensor(GpuArray array, DataType dataType, long[] shape, AutoCloseable owner) {
+    CudaDeviceTensor(GpuArray array, DataType dataType, long[] shape, AutoCloseable owner,
+            AtomicReference<Stream> stream) {
         this.array = array;
+        this.stream = stream;
         this.dataType = dataType;
         this.shape = shape.clone();
         this.owner = owner;
@@ -88,25 +95,25 @@ public final class CudaDeviceTensor implements GraphTensor {
 
     /** The stream the contents are being written on, or null when none was recorded. */
     public Stream stream() {
-        return stream;
+        return stream.get();
     }
 
     /** The native handle of {@link #stream()}; 0 (the legacy default stream) when none was recorded. */
     public long streamHandle() {
-        Stream s = stream;
+        Stream s = stream.get();
         return s == null ? 0 : s.handle();
     }
 
-    /** Records the stream that work writing this tensor was queued on (null: none pending). */
+    /** Records the stream that work reading or writing this tensor was last queued on (null: none pending). */
     public void setStream(Stream stream) {
-        this.stream = stream;
+        this.stream.set(stream);
     }
 
     /** Waits until the work queued on {@link #stream()} has run (nothing when there is none). */
     public void synchronize() {
-        Stream s = stream;
+        Stream s = stream.get();
         if (s != null) {
-            s.synchronize();
+            CudaMemory.await(s);
         }
     }
 

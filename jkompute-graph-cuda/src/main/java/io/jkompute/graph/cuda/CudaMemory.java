@@ -4,6 +4,8 @@ import io.jkompute.DataType;
 import io.jkompute.cuda.Cuda;
 import io.jkompute.cuda.DType;
 import io.jkompute.cuda.GpuArray;
+import io.jkompute.cuda.Stream;
+import java.util.concurrent.atomic.AtomicReference;
 import io.jkompute.graph.DeviceBuffer;
 import io.jkompute.graph.DeviceMemoryProvider;
 import io.jkompute.graph.Graph;
@@ -34,7 +36,7 @@ final class CudaMemory implements DeviceMemoryProvider {
     public DeviceBuffer allocate(Graph graph, long bytes) {
         int device = GPUDevice.defaultDevice(graph);
         GpuArray block = onDevice(device, () -> GpuArray.empty(DType.UINT8, Math.max(1, bytes)));
-        return new Buffer(block, bytes);
+        return new Buffer(block, bytes, new AtomicReference<>());
     }
 
     /** Runs {@code action} with {@code device} current on this thread, then restores the thread's device. */
@@ -51,15 +53,35 @@ final class CudaMemory implements DeviceMemoryProvider {
         }
     }
 
+    /**
+     * Waits for the work queued on {@code s}; when its pool has already destroyed it (its queued work still runs),
+     * waits for the whole device instead.
+     */
+    static void await(Stream s) {
+        try {
+            s.synchronize();
+        } catch (IllegalStateException closed) {
+            onDevice(s.device(), () -> {
+                Cuda.synchronize();
+                return null;
+            });
+        }
+    }
+
     /** One cuMemAlloc'd block; tensors are typed views of its start. */
-    private record Buffer(GpuArray block, long byteSize) implements DeviceBuffer {
+    private record Buffer(GpuArray block, long byteSize, AtomicReference<Stream> lastStream) implements DeviceBuffer {
         @Override
         public GraphTensor tensor(DataType type, long[] shape, AutoCloseable owner) {
-            return new CudaDeviceTensor(block.view(DType.of(type), shape), type, shape, owner);
+            return new CudaDeviceTensor(block.view(DType.of(type), shape), type, shape, owner, lastStream);
         }
 
+        /** Frees the block once the work last queued on it has run. */
         @Override
         public void close() {
+            Stream s = lastStream.getAndSet(null);
+            if (s != null) {
+                await(s);
+            }
             block.close();
         }
     }
