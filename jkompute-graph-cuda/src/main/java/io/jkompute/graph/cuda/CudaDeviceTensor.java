@@ -5,6 +5,7 @@ import io.jkompute.cuda.DType;
 import io.jkompute.cuda.GpuArray;
 import io.jkompute.cuda.Stream;
 import io.jkompute.graph.Allocator;
+import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.GraphTensor;
 import io.jkompute.graph.StorageType;
 import java.lang.foreign.Arena;
@@ -55,7 +56,7 @@ public final class CudaDeviceTensor implements GraphTensor {
         throw new IllegalArgumentException(tensor + " is " + (tensor == null ? "missing"
                 : tensor.storage() == StorageType.DEVICE
                         ? "a Vulkan device tensor, not CUDA memory (a pool with a VulkanDevice makes these; reach it "
-                                + "from CUDA with GpuArray.fromTensor on an exportable tensor, or give the pool no device)"
+                                + "from CUDA with CudaDeviceTensor.fromVulkan, or give the pool no device)"
                         : "a host tensor, not CUDA memory"));
     }
 
@@ -71,6 +72,36 @@ public final class CudaDeviceTensor implements GraphTensor {
         t.close();
         throw new IllegalArgumentException(allocator + " hands out Vulkan device memory, not CUDA memory (it names a "
                 + "VulkanDevice)");
+    }
+
+    /**
+     * A Vulkan device tensor seen from CUDA without a copy, through jkompute-cuda's Vulkan interop
+     * ({@link GpuArray#fromTensor}): waits on the host until the Vulkan work that wrote it ({@link DeviceTensor#ready()})
+     * has finished, then imports its memory. Closing the result waits for the work recorded on its {@link #stream()}
+     * and releases the import (not the Vulkan tensor, which must stay open meanwhile). The tensor must be exportable:
+     * a pool whose VulkanDevice has {@code export_memory: true} makes such blocks.
+     */
+    public static CudaDeviceTensor fromVulkan(DeviceTensor tensor) {
+        if (!tensor.tensor().isExportable()) {
+            throw new IllegalArgumentException(tensor + " is not exportable Vulkan memory; give its pool's "
+                    + "VulkanDevice 'export_memory: true' so CUDA can import it");
+        }
+        tensor.ready().await();
+        GpuArray imported = GpuArray.fromTensor(tensor.tensor());
+        try {
+            AtomicReference<Stream> last = new AtomicReference<>();
+            GpuArray view = imported.view(DType.of(tensor.dataType()), tensor.shape());
+            return new CudaDeviceTensor(view, tensor.dataType(), tensor.shape(), () -> {
+                Stream s = last.getAndSet(null);
+                if (s != null) {
+                    CudaMemory.await(s);
+                }
+                imported.close();
+            }, last);
+        } catch (RuntimeException e) {
+            imported.close();
+            throw e;
+        }
     }
 
     /** The elements as a GpuArray view (valid until this tensor is closed; closing the view does nothing). */

@@ -170,11 +170,13 @@ class CudaGraphGpuTest {
                 }
                 c.setStream(null);
             }
+            IllegalArgumentException notVulkan = assertThrows(IllegalArgumentException.class,
+                    () -> DeviceTensor.allocate(pool, DataType.FLOAT32, 4), "CUDA blocks are not Vulkan tensors");
+            assertTrue(notVulkan.getMessage().contains("allocate with GraphTensor.allocate"), notVulkan.getMessage());
+            assertEquals(1, pool.freeBlocks(), "the refused request gave its block back");
             GraphTensor second = GraphTensor.allocate(pool, StorageType.DEVICE, DataType.UINT8, 8192);
             assertThrows(IllegalStateException.class,
                     () -> GraphTensor.allocate(pool, StorageType.DEVICE, DataType.UINT8, 1), "both blocks out");
-            assertThrows(IllegalArgumentException.class, () -> DeviceTensor.allocate(pool, DataType.FLOAT32, 4),
-                    "CUDA blocks are not Vulkan tensors");
             t.close();
             second.close();
             assertEquals(2, pool.freeBlocks(), "closing returns the blocks");
@@ -269,15 +271,28 @@ class CudaGraphGpuTest {
         try (Graph g = load("""
                 name: g
                 components:
-                - { name: device, type: VulkanDevice, parameters: { device_index: 0 } }
+                - { name: device, type: VulkanDevice, parameters: { device_index: 0, export_memory: true } }
                 - name: pool
                   type: nvidia::gxf::BlockMemoryPool
                   parameters: { storage_type: 1, block_size: 4096, num_blocks: 1, device: device }
                 """ + GPU)) {
             BlockMemoryPool pool = g.component("g/pool", BlockMemoryPool.class);
             try (GraphTensor t = GraphTensor.allocate(pool, StorageType.DEVICE, DataType.FLOAT32, 16)) {
-                assertInstanceOf(DeviceTensor.class, t, "a pool naming a VulkanDevice holds Vulkan tensors");
+                DeviceTensor d = assertInstanceOf(DeviceTensor.class, t, "a pool naming a VulkanDevice holds Vulkan tensors");
                 assertThrows(IllegalArgumentException.class, () -> CudaDeviceTensor.of(t));
+                float[] values = new float[16];
+                for (int i = 0; i < 16; i++) {
+                    values[i] = 3 * i - 7;
+                }
+                d.upload(MemorySegment.ofArray(values));
+                // CUDA reads the Vulkan memory in place, after the upload
+                try (CudaDeviceTensor c = CudaDeviceTensor.fromVulkan(d)) {
+                    assertEquals(DType.FLOAT32, c.dtype());
+                    float[] seen = c.array().toFloatArray();
+                    for (int i = 0; i < 16; i++) {
+                        assertEquals(values[i], seen[i], "element " + i);
+                    }
+                }
             }
         }
     }
