@@ -37,6 +37,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** GXF's CUDA extension on a real CUDA device: stream pools, CUDA pool memory, CudaStreamSync, whole apps. */
 @Tag("gpu")
@@ -233,9 +235,23 @@ class CudaGraphGpuTest {
         }
     }
 
-    @Test
-    void cudaPipelineAppRunsUnchanged() {
-        try (Graph g = Graph.loader().file(Apps.APPS.resolve("cuda-pipeline.yaml")).load()) {
+    /** The shipped app as it is (greedy), and on 4 worker threads (the same app with a MultiThreadScheduler). */
+    @ParameterizedTest
+    @ValueSource(strings = {"greedy", "multithread"})
+    void cudaPipelineAppRunsUnchanged(String scheduler) throws Exception {
+        Path app = Apps.APPS.resolve("cuda-pipeline.yaml");
+        Path copy = null;
+        if (scheduler.equals("multithread")) {
+            String text = Files.readString(app);
+            String greedy = "type: nvidia::gxf::GreedyScheduler\n  parameters: { clock: clock, max_duration_ms: 120000 }";
+            assertTrue(text.contains(greedy));
+            // beside the original: the codelet files are found relative to the app file
+            copy = Apps.write(app.getParent(), ".cuda-pipeline-multithread.yaml", text.replace(greedy,
+                    "type: nvidia::gxf::MultiThreadScheduler\n  parameters: { clock: clock, max_duration_ms: 120000, "
+                            + "worker_thread_number: 4, stop_on_deadlock: true }"));
+            app = copy;
+        }
+        try (Graph g = Graph.loader().file(app).load()) {
             RunResult r = g.run();
             assertTrue(r.reason() == StopReason.COMPLETED || r.reason() == StopReason.DEADLOCK, r.toString());
             VerifyEqual v = (VerifyEqual) g.component("verify/equal", JavaCodelet.class).instance();
@@ -246,6 +262,10 @@ class CudaGraphGpuTest {
             }
             assertEquals(0, g.component("kernel/stream_pool", CudaStreamPool.class).allocatedStreams(),
                     "the codelet released its stream");
+        } finally {
+            if (copy != null) {
+                Files.deleteIfExists(copy);
+            }
         }
     }
 
