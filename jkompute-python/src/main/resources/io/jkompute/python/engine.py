@@ -58,9 +58,33 @@ def new_codelet(cls, bridge):
     return instance
 
 
+def _library_folders():
+    import os
+    import sysconfig
+    folders = set()
+    for key in ("stdlib", "platstdlib", "purelib", "platlib"):
+        p = sysconfig.get_paths().get(key)
+        if p:
+            folders.add(os.path.realpath(p) + os.sep)
+    for p in sys.path:
+        if p.endswith(("site-packages", "dist-packages")):
+            folders.add(os.path.realpath(p) + os.sep)
+    return tuple(folders)
+
+
+_LIBRARIES = None
+
+
 def _user_file(name):
-    # "<jkompute>/gxf/..." (the bundled package), "<string>" (this module), "<frozen importlib...>"
-    return not name.startswith("<")
+    """Not "<jkompute>/gxf/..." (the bundled package), "<string>" (this module), "<frozen importlib...>", nor the
+    standard library or installed packages (numpy.testing): the codelet's own code."""
+    global _LIBRARIES
+    if name.startswith("<"):
+        return False
+    if _LIBRARIES is None:
+        _LIBRARIES = _library_folders()
+    import os
+    return not os.path.realpath(name).startswith(_LIBRARIES)
 
 
 def describe(exc):
@@ -78,11 +102,16 @@ def describe(exc):
         message = exc.msg or message
     else:
         tb = exc.__traceback__
+        fallback = ("", 0)
         while tb is not None:
             name = tb.tb_frame.f_code.co_filename
             if _user_file(name):
                 file, line = name, tb.tb_lineno
+            elif not name.startswith("<"):
+                fallback = (name, tb.tb_lineno)
             tb = tb.tb_next
+        if not file:
+            file, line = fallback
     if file:
         file = file.replace("\\", "/").rsplit("/", 1)[-1]
     try:

@@ -292,6 +292,17 @@ final class NativeModule {
             }
             return handle(HostTensor.wrap(t.toHost(Arena.ofAuto()), t.dataType(), t.shape()));
         });
+        f.put("upload", a -> {
+            // host bytes (a numpy array's memory) into a device tensor: jkompute device memory is not mapped
+            GraphTensor t = a.h(0, GraphTensor.class);
+            MemorySegment src = MemorySegment.ofAddress(a.i(1)).reinterpret(a.i(2));
+            if (t instanceof DeviceTensor d) {
+                d.upload(src);
+            } else if (t instanceof HostTensor h) {
+                MemorySegment.copy(src, 0, h.data(), 0, Math.min(src.byteSize(), h.data().byteSize()));
+            }
+            return null;
+        });
         f.put("wrap_array", a -> {
             // a Python buffer (numpy array) as a host tensor without a copy: the tensor holds a reference to the
             // Python object and gives it back when the message releases it

@@ -148,11 +148,14 @@ public record PythonInstall(String interpreter, String origin, String version, L
     }
 
     private static String reason(IOException e) {
-        String msg = String.valueOf(e.getMessage());
-        int colon = msg.lastIndexOf(", error=");
-        // "Cannot run program "x": error=2, No such file or directory" -> "No such file or directory"
+        // "Cannot run program "x": Exec failed, error: 2 (No such file or directory) " -> the part in parentheses
+        String msg = String.valueOf(e.getMessage()).strip();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("\\(([^()]+)\\)$").matcher(msg);
+        if (m.find()) {
+            return m.group(1);
+        }
         int comma = msg.lastIndexOf(", ");
-        return colon >= 0 && comma > colon ? msg.substring(comma + 2) : msg;
+        return msg.contains("error=") && comma >= 0 ? msg.substring(comma + 2) : msg;
     }
 
     /** What the one-line message names: "Python 3.11.2 at /usr/bin/python3". */

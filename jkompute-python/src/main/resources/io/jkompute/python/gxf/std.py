@@ -479,6 +479,16 @@ class Tensor:
         view = view[:self.size()]
         return view.cast(_FORMAT[dtype], dims) if dims else view.cast(_FORMAT[dtype])
 
+    def copy_from_host(self, array):
+        """Copies a host array (numpy, same element count and type, C order) into this tensor; the way to fill a
+        device tensor, whose memory is not mapped into the process (jkompute's addition to GXF's API)."""
+        import numpy as np
+        info = self._i()
+        src = np.ascontiguousarray(array, dtype=_TYPESTR[info[2]])
+        if src.size * src.itemsize != self.size():
+            raise ValueError("array of %d bytes for a tensor of %d" % (src.size * src.itemsize, self.size()))
+        _jkompute.upload(self._h, src.__array_interface__["data"][0], src.nbytes)
+
     def tobytes(self):
         return bytes(self.to_host().memoryview().cast("B"))
 

@@ -142,7 +142,9 @@ class PyData:
 
 
 def _load_class(path, class_name):
-    """As GXF: the module is the file name up to its first '.', imported with the file's folder on sys.path."""
+    """As GXF: the module is the file name up to its first '.', imported with the file's folder on sys.path. A second
+    file with the same module name (another app's VerifyEqual.py in the same process) is loaded from its own path
+    instead of getting the first one's module."""
     if path == "None":
         module = sys.modules["__main__"]
         where = "__main__"
@@ -150,7 +152,14 @@ def _load_class(path, class_name):
         directory, filename = os.path.split(path)
         if directory not in sys.path:
             sys.path.append(directory)
-        module = importlib.import_module(filename.split(".")[0])
+        name = filename.split(".")[0]
+        module = sys.modules.get(name)
+        if module is not None and not _same_file(getattr(module, "__file__", None), path):
+            module = _load_private(name, path)
+        else:
+            module = importlib.import_module(name)
+            if not _same_file(getattr(module, "__file__", None), path):
+                module = _load_private(name, path)
         where = path
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -158,3 +167,26 @@ def _load_class(path, class_name):
     if not (isinstance(cls, type) and issubclass(cls, CodeletAdapter)):
         raise TypeError("'%s' in %s is not a subclass of gxf.python_codelet.CodeletAdapter" % (class_name, where))
     return cls
+
+
+def _same_file(a, b):
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _load_private(name, path):
+    import importlib.util
+    key = "%s@%s" % (name, os.path.realpath(path))
+    module = sys.modules.get(key)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[key]
+            raise
+    return module
