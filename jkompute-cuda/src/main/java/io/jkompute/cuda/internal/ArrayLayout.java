@@ -238,7 +238,7 @@ public final class ArrayLayout {
         }
         long[] s = shape.clone(), t = strides.clone();
         s[dim] = len;
-        t[dim] = strides[dim] * step;
+        t[dim] = len == 0 ? strides[dim] : strides[dim] * step; // numpy keeps the stride of an empty slice
         return new ArrayLayout(s, t, len == 0 ? offset : offset + b * strides[dim]);
     }
 
