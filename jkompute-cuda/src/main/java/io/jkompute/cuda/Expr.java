@@ -241,6 +241,32 @@ public final class Expr implements ArrayLike {
         }
     }
 
+    // reductions of an expression: evaluated into a pooled temporary first (freed in stream order)
+
+    public GpuArray sum(int... axes) {
+        try (GpuArray t = eval()) { return t.sum(axes); }
+    }
+
+    public GpuArray mean(int... axes) {
+        try (GpuArray t = eval()) { return t.mean(axes); }
+    }
+
+    public GpuArray max(int... axes) {
+        try (GpuArray t = eval()) { return t.max(axes); }
+    }
+
+    public GpuArray min(int... axes) {
+        try (GpuArray t = eval()) { return t.min(axes); }
+    }
+
+    public GpuArray any(int... axes) {
+        try (GpuArray t = eval()) { return t.any(axes); }
+    }
+
+    public GpuArray all(int... axes) {
+        try (GpuArray t = eval()) { return t.all(axes); }
+    }
+
     /** The generated CUDA C for evaluating this expression into a new array (for inspection and tests). */
     public String source() {
         IdentityHashMap<Object, ElementwiseKernel.Operand> ops = new IdentityHashMap<>();
