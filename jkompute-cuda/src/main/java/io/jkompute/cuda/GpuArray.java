@@ -731,8 +731,9 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return m;
     }
 
-    /** One element of integer {@code dtype} holding the low bits of {@code v}. */
+    /** One element of integer {@code dtype} holding the low bits of {@code v} (bool: 1 for any non-zero). */
     static MemorySegment element(DType dtype, long v) {
+        if (dtype == DType.BOOL) v = v != 0 ? 1 : 0;
         MemorySegment m = MemorySegment.ofArray(new long[1]).asSlice(0, dtype.byteSize());
         switch (dtype.byteSize()) {
             case 1 -> m.set(JAVA_BYTE, 0, (byte) v);

@@ -116,7 +116,7 @@ public final class ReductionKernel {
             if (rs.length <= 1) {
                 int v = Math.max(1, 16 / in.byteSize());
                 // every row start must be aligned: the pointer and each kept stride
-                boolean ok = ptr % (long) v * in.byteSize() == 0 && ptr % ((long) v * in.byteSize()) == 0;
+                boolean ok = ptr % ((long) v * in.byteSize()) == 0;
                 for (long s : kst) if (s % v != 0) ok = false;
                 vector = ok ? v : 1;
             }
@@ -262,7 +262,7 @@ public final class ReductionKernel {
             b.append("  const int split = blockIdx.x;\n");
             b.append("  for (i64 m = blockIdx.y; m < M; m += gridDim.y) {\n");
             String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
-            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = min(K, kb + chunk);\n");
+            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
             b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
             if (p.redShape().length <= 1) {
                 b.append("    const ").append(it).append("* row = in + ").append(ob).append(" + kb; const i64 len = ke > kb ? ke - kb : 0;\n");
@@ -295,7 +295,7 @@ public final class ReductionKernel {
             b.append("  const int split = blockIdx.y;\n");
             b.append("  for (i64 m = (i64) blockIdx.x * blockDim.x + threadIdx.x; m < M; m += (i64) gridDim.x * blockDim.x) {\n");
             String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
-            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = min(K, kb + chunk);\n");
+            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
             b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
             b.append("    for (i64 kk = kb; kk < ke; kk++) {\n");
             String ro = offset("kk", p.redShape(), p.redStrides(), b, "      ");
