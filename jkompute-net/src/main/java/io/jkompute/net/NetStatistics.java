@@ -42,7 +42,8 @@ public final class NetStatistics {
                     .append(", \"sent\": ").append(s.sent())
                     .append(", \"delivered\": ").append(s.delivered())
                     .append(", \"dropped\": ").append(s.dropped())
-                    .append(", \"bytes\": ").append(s.bytes()).append('}').toString();
+                    .append(", \"bytes\": ").append(s.bytes())
+                    .append(", \"rejected\": ").append(s.rejected()).append('}').toString();
         }
     }
 
@@ -94,7 +95,7 @@ public final class NetStatistics {
                 Map<String, Object> m = (Map<String, Object>) o;
                 out.add(new Link(fragment, (String) m.get("component"), (String) m.get("type"),
                         new LinkStatistics((String) m.get("link"), num(m, "sent"), num(m, "delivered"),
-                                num(m, "dropped"), num(m, "bytes"))));
+                                num(m, "dropped"), num(m, "bytes"), num(m, "rejected"))));
             }
         }
         return out;
