@@ -101,6 +101,23 @@ final class Frames {
         return b.getByte(offset + 5);
     }
 
+    /**
+     * A failed goodbye for a process stopped by a signal: sent from the shutdown hook with its own MAC instance and
+     * the highest counter, so it is the link's last word whatever the link's threads were doing.
+     */
+    static Runnable goodbye(io.aeron.Publication p, byte[] key, String why, long a, long b) {
+        return () -> {
+            byte[] text = why.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            org.agrona.concurrent.UnsafeBuffer f = new org.agrona.concurrent.UnsafeBuffer(new byte[HEADER + text.length]);
+            header(f, BYE, FLAG_FAILED, a, b, 0, Long.MAX_VALUE);
+            f.putBytes(HEADER, text);
+            sign(new io.jkompute.net.internal.Hmac(key), f, 0, text.length);
+            for (int i = 0; i < 100 && p.offer(f, 0, f.capacity()) < 0; i++) {
+                Thread.yield();
+            }
+        };
+    }
+
     static int flags(DirectBuffer b, int offset) {
         return b.getShort(offset + 6, LE);
     }

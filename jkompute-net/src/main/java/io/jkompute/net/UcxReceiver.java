@@ -86,6 +86,8 @@ public class UcxReceiver extends Receiver implements RunListener {
     /** The linked transmitter sent a frame under the link's key: the link is pinned to it. */
     private boolean confirmed;
     private long maxMessageBytes;
+    private byte[] outKey;
+    private volatile Runnable unregisterGoodbye;
     private volatile RunResult result;
     private long creditSent = -1;
     private long lastCreditNs;
@@ -316,7 +318,8 @@ public class UcxReceiver extends Receiver implements RunListener {
         long nonce = RANDOM.nextLong();
         byte[] secret = NetSecret.get().keyNoCopy();
         in = new Hmac(Hmac.derive(secret, "jkompute-link tx->rx", id, nonce));
-        out = new Hmac(Hmac.derive(secret, "jkompute-link rx->tx", id, nonce));
+        outKey = Hmac.derive(secret, "jkompute-link rx->tx", id, nonce);
+        out = new Hmac(outKey);
         inCounter = 0;
         outCounter = 0;
         linkId = id;
@@ -346,6 +349,11 @@ public class UcxReceiver extends Receiver implements RunListener {
         lastCreditNs = System.nanoTime();
         creditSent = freed();
         control = p;
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+        }
+        unregisterGoodbye = AeronTransport.onSignal(Frames.goodbye(p, outKey, "the receiving process was stopped by "
+                + "a signal (SIGINT/SIGTERM)", 0, 0));
         LOG.debug("{}: linked to {}", path(), peer);
     }
 
@@ -442,6 +450,10 @@ public class UcxReceiver extends Receiver implements RunListener {
 
     @Override
     protected void deinitialize() {
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+            unregisterGoodbye = null;
+        }
         running = false;
         if (poller != null) {
             try {

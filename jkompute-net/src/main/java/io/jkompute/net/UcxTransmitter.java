@@ -95,6 +95,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     private volatile long rejected;
     private volatile RunResult result;
     private long notConnectedSince;
+    private volatile Runnable unregisterGoodbye;
 
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
@@ -320,7 +321,10 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         long nonce = b.getLong(offset + Frames.HEADER + 8, Frames.LE);
         byte[] secret = NetSecret.get().keyNoCopy();
         in = new Hmac(Hmac.derive(secret, "jkompute-link rx->tx", linkId, nonce));
-        out = new Hmac(Hmac.derive(secret, "jkompute-link tx->rx", linkId, nonce));
+        byte[] outKey = Hmac.derive(secret, "jkompute-link tx->rx", linkId, nonce);
+        out = new Hmac(outKey);
+        unregisterGoodbye = AeronTransport.onSignal(Frames.goodbye(data, outKey, "the sending process was stopped by "
+                + "a signal (SIGINT/SIGTERM)", 0, 0));
         pinnedSession = header.sessionId();
         lastHeardNs = System.nanoTime();
         freed = initiallyFreed;
@@ -627,6 +631,10 @@ public class UcxTransmitter extends Transmitter implements RunListener {
 
     @Override
     protected void deinitialize() {
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+            unregisterGoodbye = null;
+        }
         awaitConfirmation();
         running = false;
         if (poller != null) {

@@ -188,6 +188,23 @@ final class ControlChannel implements AutoCloseable {
     synchronized boolean send(String endpoint, String to, ControlMessage m) {
         open(endpoint);
         Publication p = publications.get(endpoint);
+        UnsafeBuffer f = seal(to, m, System.currentTimeMillis());
+        int length = f.capacity();
+        for (int i = 0; i < 3; i++) {
+            long r = p.offer(f, 0, length);
+            if (r > 0) {
+                return true;
+            }
+            if (r == Publication.NOT_CONNECTED || r == Publication.CLOSED) {
+                return false;
+            }
+            Thread.onSpinWait();
+        }
+        return false;
+    }
+
+    /** The envelope of {@code m} for {@code to}, numbered and signed (the caller holds this channel's lock). */
+    synchronized UnsafeBuffer seal(String to, ControlMessage m, long timeMs) {
         byte[] body = m.encode();
         byte[] recipient = to.getBytes(StandardCharsets.UTF_8);
         int length = FIXED + recipient.length + 4 + body.length + Hmac.BYTES;
@@ -200,23 +217,13 @@ final class ControlChannel implements AutoCloseable {
         f.putByte(4, (byte) VERSION);
         f.putLong(8, nonce, LE);
         f.putLong(16, ++counter, LE);
-        f.putLong(24, System.currentTimeMillis(), LE);
+        f.putLong(24, timeMs, LE);
         f.putShort(32, (short) recipient.length, LE);
         f.putBytes(FIXED, recipient);
         f.putInt(FIXED + recipient.length, body.length, LE);
         f.putBytes(FIXED + recipient.length + 4, body);
         signer.update(f, 0, length - Hmac.BYTES).finish(f, length - Hmac.BYTES);
-        for (int i = 0; i < 3; i++) {
-            long r = p.offer(f, 0, length);
-            if (r > 0) {
-                return true;
-            }
-            if (r == Publication.NOT_CONNECTED || r == Publication.CLOSED) {
-                return false;
-            }
-            Thread.onSpinWait();
-        }
-        return false;
+        return f;
     }
 
     void closePeer(String endpoint) {
