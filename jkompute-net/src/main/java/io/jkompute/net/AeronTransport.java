@@ -179,6 +179,8 @@ public final class AeronTransport {
     /** Links to say goodbye (as failed) when the process is stopped by a signal before they closed. */
     private static final Set<Runnable> GOODBYES = ConcurrentHashMap.newKeySet();
     private static Thread hook;
+    /** Transports being closed now (the shutdown hook waits for them, so their folders go too). */
+    private static int closing;
 
     /** Registers what a link sends when SIGINT/SIGTERM ends the process before it closed; the returned handle removes it. */
     static Runnable onSignal(Runnable goodbye) {
@@ -199,7 +201,7 @@ public final class AeronTransport {
         long deadline = System.nanoTime() + 2_000_000_000L;
         while (System.nanoTime() < deadline) {
             synchronized (AeronTransport.class) {
-                if (shared == null) {
+                if (shared == null && closing == 0) {
                     return;
                 }
             }
@@ -259,7 +261,16 @@ public final class AeronTransport {
             shared = null;
         }
         // let the driver send what closed publications still hold (a goodbye, the last chunks)
-        closeNow(Long.getLong("jkompute.net.lingerMs", 100));
+        synchronized (AeronTransport.class) {
+            closing++;
+        }
+        try {
+            closeNow(Long.getLong("jkompute.net.lingerMs", 100));
+        } finally {
+            synchronized (AeronTransport.class) {
+                closing--;
+            }
+        }
         LOG.debug("Aeron media driver in {} closed", dir);
     }
 
