@@ -1,7 +1,5 @@
 package io.jkompute.net;
 
-import static io.jkompute.graph.internal.JsonText.quote;
-
 import io.jkompute.graph.Component;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.Graph;
@@ -99,6 +97,32 @@ public final class NetStatistics {
             }
         }
         return out;
+    }
+
+    /** A JSON string literal. */
+    static String quote(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
     }
 
     private static long num(Map<String, Object> m, String key) {

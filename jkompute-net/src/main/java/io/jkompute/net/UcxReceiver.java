@@ -13,11 +13,10 @@ import io.jkompute.graph.Allocator;
 import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
-import io.jkompute.graph.Receiver;
+import io.jkompute.graph.QueuedReceiver;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.RunListener;
 import io.jkompute.graph.RunResult;
-import io.jkompute.graph.internal.StagingQueue;
 import io.jkompute.graph.StopReason;
 import io.jkompute.graph.std.VulkanDevice;
 import io.jkompute.net.internal.Hmac;
@@ -42,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
  * {@code jkompute.net.timeoutMs} (1500 ms) without saying goodbye fails the run, naming the link and the counts.
  */
-public class UcxReceiver extends Receiver implements RunListener {
+public class UcxReceiver extends QueuedReceiver implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);
     private static final long SMALL = 256 * 1024;
 
@@ -56,7 +55,6 @@ public class UcxReceiver extends Receiver implements RunListener {
     private Parameter<Long> maxMessage;
     private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
-    private StagingQueue queue;
     private AeronTransport transport;
     private Subscription data;
     private volatile Publication control;
@@ -65,7 +63,6 @@ public class UcxReceiver extends Receiver implements RunListener {
     private WireFormat.DeviceFactory devices;
     private DeviceTensorCache cache;
 
-    private volatile long popped;
     private volatile long received;
     private volatile long bytes;
     private volatile long lastHeardNs;
@@ -117,7 +114,7 @@ public class UcxReceiver extends Receiver implements RunListener {
 
     @Override
     protected void initialize() {
-        queue = settings.createQueue(this);
+        createQueue(settings.capacity(this), settings.policy());
         int p = NetSettings.port(this, "port", port.get(), false);
         maxMessageBytes = maxMessage.get();
         if (maxMessageBytes < WireFormat.HEADER_FIXED || maxMessageBytes > 1L << 40) {
@@ -187,7 +184,7 @@ public class UcxReceiver extends Receiver implements RunListener {
                 if (c != null && failure == null) {
                     long freed = freed();
                     if (freed != creditSent || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(frame, Frames.CREDIT, 0, freed, received, queue.dropped(), ++outCounter);
+                        Frames.header(frame, Frames.CREDIT, 0, freed, received, droppedCount(), ++outCounter);
                         Frames.sign(out, frame, 0, 0);
                         if (c.offer(frame, 0, Frames.HEADER) > 0) {
                             creditSent = freed;
@@ -331,7 +328,7 @@ public class UcxReceiver extends Receiver implements RunListener {
         UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 16 + 1024]);
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);
-        Frames.header(f, Frames.WELCOME, 0, queue.capacity(), settings.policy().ordinal(), freed(), 0);
+        Frames.header(f, Frames.WELCOME, 0, capacity(), settings.policy().ordinal(), freed(), 0);
         f.putLong(Frames.HEADER, id, Frames.LE);
         f.putLong(Frames.HEADER + 8, nonce, Frames.LE);
         f.putBytes(Frames.HEADER + 16, me, 0, n);
@@ -406,19 +403,17 @@ public class UcxReceiver extends Receiver implements RunListener {
         Message m = WireFormat.decode(whole, devices, arena);
         bytes += total;
         countArrival();
-        try {
-            queue.push(m);
-        } catch (StagingQueue.Overflow o) {
+        if (!offerStaged(m)) {
             m.release();
-            throw new WireFormat.FormatException("the transmitter sent beyond the room this queue gave it: "
-                    + o.getMessage());
+            throw new WireFormat.FormatException("the transmitter sent beyond the room this queue gave it ("
+                    + capacity() + " places)");
         }
         received++;
         graph().notify(entity());
     }
 
     private long freed() {
-        return popped + queue.dropped();
+        return poppedCount() + droppedCount();
     }
 
     private void lose(String why) {
@@ -433,7 +428,7 @@ public class UcxReceiver extends Receiver implements RunListener {
 
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
-        long dropped = queue == null ? 0 : queue.dropped();
+        long dropped = droppedCount();
         return new LinkStatistics(peer + " → '" + path() + "'", received, received - dropped, dropped, bytes, rejected);
     }
 
@@ -469,7 +464,7 @@ public class UcxReceiver extends Receiver implements RunListener {
             byte[] text = why == null ? new byte[0] : why.getBytes(StandardCharsets.UTF_8);
             int n = Math.min(text.length, 1024);
             UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + n]);
-            Frames.header(f, Frames.BYE, why == null ? 0 : Frames.FLAG_FAILED, freed(), received, queue.dropped(),
+            Frames.header(f, Frames.BYE, why == null ? 0 : Frames.FLAG_FAILED, freed(), received, droppedCount(),
                     ++outCounter);
             f.putBytes(Frames.HEADER, text, 0, n);
             Frames.sign(out, f, 0, n);
@@ -486,9 +481,7 @@ public class UcxReceiver extends Receiver implements RunListener {
             assemblingArena.close();
             assemblingArena = null;
         }
-        if (queue != null) {
-            queue.clear();
-        }
+        clearQueue();
         if (cache != null) {
             cache.close(); // buffers still held by messages are closed when those are released
             cache = null;
@@ -499,66 +492,18 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
     }
 
+    /** A place freed by the graph (a pop, a drop): the poller sends the credit now rather than after its park. */
     @Override
-    public int size() {
-        return queue.size();
-    }
-
-    @Override
-    public int backSize() {
-        return queue.backSize();
-    }
-
-    @Override
-    public int capacity() {
-        return queue.capacity();
-    }
-
-    @Override
-    public Message peek(int index) {
-        return queue.peek(index);
-    }
-
-    @Override
-    public Message peekBack(int index) {
-        return queue.peekBack(index);
-    }
-
-    @Override
-    public void sync() {
-        long dropped = queue.dropped();
-        queue.sync();
-        if (queue.dropped() != dropped) {
-            idle.wake(); // places freed by the policy: a credit to send
+    protected void placesFreed() {
+        LinkIdle i = idle;
+        if (i != null) {
+            i.wake();
         }
-    }
-
-    @Override
-    protected Message pop() {
-        Message m = queue.pop();
-        if (m != null) {
-            popped++;
-            // the sender may wait for this place (policy 2): the poller sends the credit now rather than after
-            // its park (up to 100 µs, more on a VM)
-            idle.wake();
-        }
-        return m;
-    }
-
-    @Override
-    protected void push(Message message) {
-        // a message from a transmitter of this graph (an in-process Connection to a UcxReceiver)
-        queue.push(message);
     }
 
     /** Whether the transmitter closed the link cleanly (every message it sent has arrived before). */
     public boolean peerClosed() {
         return peerClosed;
-    }
-
-    /** Messages dropped by the pop/reject policy. */
-    public long droppedCount() {
-        return queue.dropped();
     }
 
     /** Why this side's run did not end normally (error, interrupted), or null. */

@@ -9,14 +9,12 @@ import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
-import io.jkompute.graph.QueueOverflowException;
 import io.jkompute.graph.QueuePolicy;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.RunListener;
 import io.jkompute.graph.RunResult;
-import io.jkompute.graph.Transmitter;
+import io.jkompute.graph.QueuedTransmitter;
 import io.jkompute.graph.StopReason;
-import io.jkompute.graph.internal.StagingQueue;
 import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
@@ -45,7 +43,7 @@ import org.slf4j.LoggerFactory;
  * {@link #remoteRoom()}); with policy 0 or 1 the remote queue drops and counts. Closing waits until the receiver
  * has every message sent, so nothing is lost on a healthy link.
  */
-public class UcxTransmitter extends Transmitter implements RunListener {
+public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxTransmitter.class);
     /** A sender waiting for its receiver says so this often. */
     static final long WAIT_NOTE_NS = 5_000_000_000L;
@@ -59,7 +57,6 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     private Parameter<Long> retries;
     private Parameter<Component> asyncTerm;
 
-    private StagingQueue queue;
     private AeronTransport transport;
     private Publication data;
     private Subscription control;
@@ -131,7 +128,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
 
     @Override
     protected void initialize() {
-        queue = settings.createQueue(this);
+        createQueue(settings.capacity(this), settings.policy());
         int p = NetSettings.port(this, "port", port.get(), false);
         int lp = NetSettings.port(this, "local_port", localPort.get(), true);
         if (retries.get() < 1) {
@@ -382,19 +379,15 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         if (remotePolicy != QueuePolicy.FAULT) {
             return Integer.MAX_VALUE;
         }
-        long inflight = sent + queue.size() + queue.backSize() - freed;
+        long inflight = sent + size() + backSize() - freed;
         return (int) Math.max(0, remoteCapacity - inflight);
     }
 
     @Override
     protected void sync() {
-        try {
-            queue.sync();
-        } catch (StagingQueue.Overflow o) {
-            throw overflow(o);
-        }
+        syncQueue();
         Message m;
-        while ((m = queue.pop()) != null) {
+        while ((m = takeStaged()) != null) {
             try {
                 send(m);
             } finally {
@@ -568,12 +561,6 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         }
     }
 
-    private QueueOverflowException overflow(StagingQueue.Overflow o) {
-        return new QueueOverflowException(entity().name(), name(), "transmitter '" + path()
-                + "' overflowed: " + o.getMessage() + ", policy 2 (fault); publish at most " + capacity()
-                + " message(s) per tick or raise its capacity");
-    }
-
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
@@ -658,9 +645,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
             }
         }
         close0();
-        if (queue != null) {
-            queue.clear();
-        }
+        clearQueue();
     }
 
     private void close0() {
@@ -675,35 +660,6 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         if (transport != null) {
             transport.release();
             transport = null;
-        }
-    }
-
-    @Override
-    public int size() {
-        return queue.size();
-    }
-
-    @Override
-    public int backSize() {
-        return queue.backSize();
-    }
-
-    @Override
-    public int capacity() {
-        return queue.capacity();
-    }
-
-    @Override
-    protected Message pop() {
-        return null;
-    }
-
-    @Override
-    protected void push(Message message) {
-        try {
-            queue.push(message);
-        } catch (StagingQueue.Overflow o) {
-            throw overflow(o);
         }
     }
 }
