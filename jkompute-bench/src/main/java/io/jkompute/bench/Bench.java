@@ -36,6 +36,7 @@ public final class Bench {
             case "transfers" -> new TransferSuite();
             case "graph" -> new GraphSuite();
             case "reduction" -> new ReductionSuite();
+            case "cuda" -> new io.jkompute.bench.internal.CudaSuite();
             case "chain" -> new ChainSuite();
             default -> throw new IllegalArgumentException("unknown suite " + name);
         };

@@ -24,7 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "run", description = "Run a GXF-style YAML graph app (later files override earlier ones).",
         footer = {"", "Distributed (an app with a 'fragments:' document):",
-            "  run app.yaml --driver [--address HOST[:PORT]] [--fragments a,b|all|none]",
+            "  run app.yaml --driver [--listen ADDRESS[:PORT]] [--fragments a,b|all|none]",
             "      coordinates the app; starts a worker JVM here for each of --fragments (default all) and waits",
             "      for --worker processes to run the others",
             "  run app.yaml --worker --driver HOST[:PORT] [--fragments a,b] [--worker-address HOST]",
@@ -54,8 +54,13 @@ final class RunCommand implements Callable<Integer> {
     boolean worker;
 
     @Option(names = "--address", paramLabel = "HOST[:PORT]",
-            description = "driver: where to listen (default 0.0.0.0:57777); worker: the driver's address")
+            description = "driver: where to listen, as --listen; worker: the driver's address")
     String address;
+
+    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]",
+            description = "driver: the address to listen on (default 127.0.0.1:57777, this host only; "
+                    + "0.0.0.0 for every interface)")
+    String listen;
 
     @Option(names = "--worker-address", paramLabel = "HOST",
             description = "worker: the address the driver and the other workers reach this host at")
@@ -77,7 +82,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (driver != null || worker || address != null || workerAddress != null || fragments != null
+        if (driver != null || worker || address != null || listen != null || workerAddress != null || fragments != null
                 || gpuFallback) {
             return new DistributedRun(this, out, err).call();
         }
