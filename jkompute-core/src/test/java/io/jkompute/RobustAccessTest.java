@@ -8,7 +8,9 @@ import org.junit.jupiter.api.Test;
 /**
  * A dispatch with more invocations than its output tensor has elements: with robust buffer access (enabled where the
  * device offers it, lavapipe included) the writes past the end are dropped, and the tensors allocated next to it
- * keep their values. Without it the same dispatch wrote into them.
+ * keep their values. lavapipe bounds-checks every buffer access anyway (the dispatch test passes there with robust
+ * access off too), so on lavapipe it is the feature check that fails if robust access is not enabled; the dispatch
+ * test is what proves it on hardware GPUs.
  */
 class RobustAccessTest extends GpuTestBase {
     private static final String WRITE_ALL = """
@@ -17,6 +19,17 @@ class RobustAccessTest extends GpuTestBase {
             layout (set = 0, binding = 0) buffer O { float o[]; };
             void main() { o[gl_GlobalInvocationID.x] = 7.0; }
             """;
+
+    @Test
+    void robustBufferAccessIsEnabledWhereOffered() {
+        try (org.lwjgl.system.MemoryStack stack = org.lwjgl.system.MemoryStack.stackPush()) {
+            org.lwjgl.vulkan.VkPhysicalDeviceFeatures f = org.lwjgl.vulkan.VkPhysicalDeviceFeatures.calloc(stack);
+            org.lwjgl.vulkan.VK10.vkGetPhysicalDeviceFeatures(mgr.device().handle().getPhysicalDevice(), f);
+            org.junit.jupiter.api.Assertions.assertEquals(f.robustBufferAccess(), mgr.device().robustBufferAccess(),
+                    "robustBufferAccess offered by " + mgr.deviceProperties().name() + " but not enabled");
+            org.junit.jupiter.api.Assumptions.assumeTrue(f.robustBufferAccess(), "the device does not offer it");
+        }
+    }
 
     @Test
     void anOutOfBoundsWriteLeavesTheNeighboursIntact() {
