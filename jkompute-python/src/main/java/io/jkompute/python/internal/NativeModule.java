@@ -208,24 +208,26 @@ final class NativeModule {
 
         // a codelet's bridge: CodeletAdapter's getters
         f.put("bridge", a -> {
+            // the property by number (the order of BRIDGE in codelet.py): no string to decode on the hot path
             PyCodeletBridge b = a.h(0, PyCodeletBridge.class);
-            return switch (a.s(1)) {
-                case "context" -> handle(b.context());
-                case "eid" -> py(b.eid());
-                case "cid" -> py(b.cid());
-                case "name" -> py(b.name());
-                case "execution_timestamp" -> py(b.executionTimestamp());
-                case "execution_time" -> py(b.executionTime());
-                case "delta_time" -> py(b.deltaTime());
-                case "execution_count" -> py(b.executionCount());
-                case "is_first_tick" -> py(b.isFirstTick());
-                case "params" -> py(b.paramsJson());
-                case "clock" -> handle(b.clock());
-                case "receivers" -> handles(b.receivers());
-                case "transmitters" -> handles(b.transmitters());
-                case "allocators" -> handles(b.allocators());
-                case "stream_pools" -> handles(b.streamPools());
-                default -> throw new IllegalArgumentException("no bridge property " + a.s(1));
+            int what = (int) a.i(1);
+            return switch (what) {
+                case 0 -> handle(b.context());
+                case 1 -> py(b.eid());
+                case 2 -> py(b.cid());
+                case 3 -> py(b.name());
+                case 4 -> py(b.executionTimestamp());
+                case 5 -> py(b.executionTime());
+                case 6 -> py(b.deltaTime());
+                case 7 -> py(b.executionCount());
+                case 8 -> py(b.isFirstTick());
+                case 9 -> py(b.paramsJson());
+                case 10 -> handle(b.clock());
+                case 11 -> handles(b.receivers());
+                case 12 -> handles(b.transmitters());
+                case 13 -> handles(b.allocators());
+                case 14 -> handles(b.streamPools());
+                default -> throw new IllegalArgumentException("no bridge property " + what);
             };
         });
 
