@@ -84,7 +84,7 @@ class ArrayMathGpuTest {
                 assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, (byte[]) gt.get());
             }
             try (GpuArray w = Expr.where(a.gt(5), a, a.neg()).eval()) {
-                assertArrayEquals(new float[] {0, -1, -2, -3, -4, -5, 6, 7, 8, 9, 10, 11}, w.toFloatArray());
+                assertArrayEquals(new float[] {-0f, -1, -2, -3, -4, -5, 6, 7, 8, 9, 10, 11}, w.toFloatArray()); // -(0.0) is -0.0, as numpy
             }
             try (GpuArray c = a.clip(2.0, 9.5).eval()) {
                 assertArrayEquals(new float[] {2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 9.5f, 9.5f}, c.toFloatArray());
@@ -136,8 +136,14 @@ class ArrayMathGpuTest {
                 assertTrue(fv.isView());
                 assertArrayEquals(new float[] {0, 4, 3, 2, 1, 5}, fv.toFloatArray());
             }
-            try (GpuArray r = rev.reshape(6)) { // numpy: a copy
+            GpuArray flat = rev.reshape(6); // numpy: still a view, stride -1 element
+            assertTrue(flat.isView());
+            assertArrayEquals(new long[] {-4}, flat.strides());
+            try (GpuArray r = rev.slice(Slice.all(), Slice.every(2)).reshape(4)) { // numpy: a copy
                 assertFalse(r.isView());
+                assertArrayEquals(new float[] {5, 3, 2, 0}, r.toFloatArray());
+            }
+            try (GpuArray r = flat.copy()) {
                 assertArrayEquals(new float[] {5, 4, 3, 2, 1, 0}, r.toFloatArray());
             }
             try (GpuArray t = a.transpose().copy()) {
