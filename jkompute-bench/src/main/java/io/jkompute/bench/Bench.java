@@ -61,6 +61,11 @@ public final class Bench {
                 try {
                     s.run(ctx, rec);
                 } catch (RuntimeException | OutOfMemoryError e) {
+                    if (io.jkompute.Shutdown.isStopping()) {
+                        // Ctrl-C or SIGTERM: the Manager refused the next submission on purpose; unwind, so the
+                        // Manager closes here on its own thread once what was submitted has completed
+                        throw e;
+                    }
                     rec.failed(e);
                 }
                 ctx.stepsTo(planned);

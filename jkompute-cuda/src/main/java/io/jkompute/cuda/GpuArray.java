@@ -457,6 +457,31 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return view(layout.broadcastTo(shape));
     }
 
+    /**
+     * numpy's {@code a.view(dtype).reshape(shape)} for a contiguous array: the bytes from this array's first element
+     * seen as a C-contiguous array of {@code dtype} and {@code shape}, sharing the memory (a view: closing it does
+     * nothing). The new array must fit in the bytes this array covers, and its first element must be aligned for
+     * {@code dtype}. E.g. a float32 tensor over the start of a pooled uint8 block.
+     */
+    public GpuArray view(DType dtype, long... shape) {
+        memory.checkOpen();
+        if (!layout.isContiguous()) {
+            throw new IllegalArgumentException("view(dtype, shape) needs a contiguous array; this one has strides "
+                    + Arrays.toString(strides()));
+        }
+        long startByte = layout.offset() * this.dtype.byteSize();
+        if (startByte % dtype.byteSize() != 0) {
+            throw new IllegalArgumentException("the array starts at byte " + startByte + ", not aligned for " + dtype);
+        }
+        ArrayLayout l = ArrayLayout.contiguous(shape);
+        long bytes = Math.multiplyExact(l.size(), dtype.byteSize());
+        if (bytes > nbytes()) {
+            throw new IllegalArgumentException(dtype + " " + Arrays.toString(shape) + " needs " + bytes
+                    + " bytes; the array has " + nbytes());
+        }
+        return new GpuArray(memory, dtype, new ArrayLayout(l.shape(), l.strides(), startByte / dtype.byteSize()), false);
+    }
+
     private GpuArray view(ArrayLayout l) {
         return new GpuArray(memory, dtype, l, false);
     }

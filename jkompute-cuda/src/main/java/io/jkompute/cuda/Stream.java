@@ -39,11 +39,27 @@ public final class Stream implements AutoCloseable {
      * @param nonBlocking true: no implicit synchronisation with the legacy default stream
      */
     public static Stream create(boolean nonBlocking) {
+        return create(nonBlocking, 0);
+    }
+
+    /**
+     * A new stream on the calling thread's device with a scheduling priority ({@code cuStreamCreateWithPriority}):
+     * lower numbers are higher priorities; the driver clamps values outside the device's range, and 0 is the default.
+     *
+     * @param nonBlocking true: no implicit synchronisation with the legacy default stream
+     * @param priority    the stream priority
+     */
+    public static Stream create(boolean nonBlocking, int priority) {
         int dev = Cuda.bindCurrent();
         MemorySegment h;
+        int flags = nonBlocking ? CU_STREAM_NON_BLOCKING : 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            Cuda.check(Driver.streamCreate(out, nonBlocking ? CU_STREAM_NON_BLOCKING : 0), "cuStreamCreate");
+            if (priority == 0) {
+                Cuda.check(Driver.streamCreate(out, flags), "cuStreamCreate");
+            } else {
+                Cuda.check(Driver.streamCreateWithPriority(out, flags, priority), "cuStreamCreateWithPriority");
+            }
             h = out.get(ADDRESS, 0);
         }
         MemorySegment ctx = Cuda.context(dev);
