@@ -285,6 +285,28 @@ class ArrayMathGpuTest {
     }
 
     @Test
+    void readmeExample() {
+        try (GpuArray x = GpuArray.linspace(-1, 1, 1 << 20, DType.FLOAT32);
+             GpuArray y = GpuArray.arange(0, 1 << 20, 1, DType.FLOAT32);
+             GpuArray z = x.mul(2).add(y).sin().abs().sqrt().eval();   // one fused kernel, one pass over memory
+             GpuArray total = z.sum();                                   // 0-d float32 array, on the device
+             GpuArray m = z.reshape(1024, 1024).max(0)) {                // along an axis: shape [1024]
+            double s = total.item();                                    // the one host round trip
+            float[] zs = z.toFloatArray();
+            double want = 0;
+            for (float v : zs) want += v;
+            assertEquals(want, s, 1e-4 * want);
+            assertArrayEquals(new long[] {1024}, m.shape());
+            float[] mx = m.toFloatArray();
+            for (int j = 0; j < 1024; j += 97) {
+                float best = Float.NEGATIVE_INFINITY;
+                for (int i = 0; i < 1024; i++) best = Math.max(best, zs[i * 1024 + j]);
+                assertEquals(best, mx[j], 0);
+            }
+        }
+    }
+
+    @Test
     void pygpuContractErrorsAreValues() {
         assertEquals(101, Cuda.trySetDevice(Cuda.deviceCount()).code());
         assertEquals(CudaError.SUCCESS, Cuda.trySetDevice(0));
