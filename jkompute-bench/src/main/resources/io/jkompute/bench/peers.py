@@ -173,8 +173,12 @@ def figure_raw(metric, impl, bytes_, unit, samples):
 
 
 def gpu_time(xp_events, sync, body, reps, rounds):
-    """GPU ns per call: events around reps calls, rounds times (after one warm call)."""
-    body()
+    """GPU ns per call: events around reps calls, rounds times (after warm-up calls, as the Java side does)."""
+    t_end = time.perf_counter() + 0.3
+    i = 0
+    while i < 3 or (i < 20000 and time.perf_counter() < t_end):
+        body()
+        i += 1
     sync()
     res = []
     for _ in range(rounds):
