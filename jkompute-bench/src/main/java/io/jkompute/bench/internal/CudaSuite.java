@@ -65,6 +65,7 @@ public final class CudaSuite implements Suite {
             gemm(out, n, DType.BFLOAT16, rounds);
         }
         latency(out, ctx.quick() ? 200 : 5000);
+        Cuda.releaseCachedMemory(); // the peers run in another process and need the device memory
         ctx.step("cuda jkompute");
         List<String> args = new ArrayList<>(List.of("cuda", "--seed", Long.toString(ctx.seed()), "--sizes"));
         args.add(String.join(",", java.util.Arrays.stream(sizes).mapToObj(Long::toString).toList()));
