@@ -10,9 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -103,16 +101,7 @@ final class RunCommand implements Callable<Integer> {
             err.println("error: " + e.getMessage());
             return 2;
         }
-        Thread onCtrlC = new Thread(() -> {
-            // let the graph stop its codelets before the JVM goes
-            graph.interrupt();
-            try {
-                graph.await(5, TimeUnit.SECONDS);
-            } catch (RuntimeException | InterruptedException ignored) {
-                // not started yet, or it failed: nothing more to wait for
-            }
-        }, "jkompute-run-interrupt");
-        Runtime.getRuntime().addShutdownHook(onCtrlC);
+        // Ctrl-C / SIGTERM: the graph run stops itself first (io.jkompute.Shutdown), then its devices close
         try (graph) {
             RunResult result;
             try {
@@ -122,12 +111,11 @@ final class RunCommand implements Callable<Integer> {
                 print(out, graph.statistics().toTable());
                 return 1;
             }
-            out.println("graph stopped: " + result.reason() + String.format(Locale.ROOT, " after %.3f ms",
-                    result.durationNs() / 1e6));
-            if (result.detail() != null && !result.detail().isEmpty()) {
-                out.println(result.detail());
+            if (io.jkompute.Shutdown.isStopping()) {
+                return StopSignal.report(err);
             }
             print(out, result.statistics().toTable());
+            out.println(StopSignal.ending(result));
             if (stats != null) {
                 // closed first: a UcxTransmitter closes once its receiver confirmed every message, so the links'
                 // delivered counts are exact
@@ -136,12 +124,6 @@ final class RunCommand implements Callable<Integer> {
                 out.println("statistics written to " + stats);
             }
             return 0;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(onCtrlC);
-            } catch (IllegalStateException shuttingDown) {
-                // the JVM is exiting because of Ctrl-C; the hook interrupts the graph
-            }
         }
     }
 
