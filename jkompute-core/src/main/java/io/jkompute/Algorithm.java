@@ -141,8 +141,8 @@ public final class Algorithm extends ManagedObject {
      * A tensor whose element type is not what the shader declares for its binding (float vs integer, or another
      * width) has its bits reinterpreted: legal, and Kompute's own tests bind a uint32 tensor to a float shader on
      * purpose, so it runs, with a warning naming the binding. Signedness alone is not reported: shaders commonly read
-     * int data as uint, and the bits mean the same for the values such code uses. Bool and custom tensors are bytes
-     * or structs the shader may view any way.
+     * int data as uint, and the bits mean the same for the values such code uses. Byte (bool, int8, uint8) and custom
+     * tensors are raw storage or structs the shader may view any way.
      */
     private static List<String> elementTypeWarnings(byte[] spirv, List<? extends Memory> memories) {
         List<String> out = new java.util.ArrayList<>();
@@ -152,7 +152,9 @@ public final class Algorithm extends ManagedObject {
                 continue;
             }
             DataType dt = t.dataType();
-            if (dt == DataType.CUSTOM || dt == DataType.BOOL) {
+            if (dt == DataType.CUSTOM || dt.byteSize() == 1) {
+                // structs, and byte tensors: untyped storage (a graph's block pools hand out uint8 blocks that
+                // kernels view as float or int), not a type the shader could be at odds with
                 continue;
             }
             SpirvElementTypes.Scalar s = e.getValue();
