@@ -36,7 +36,7 @@ final class PythonCudaPipeline {
                 runApp(apps.resolve(app[0]), Math.min(frames, 200));
                 for (int r = 0; r < runs && failure == null; r++) {
                     try (Graph g = Graph.loader().file(apps.resolve(app[0])).param("source/count/count=" + frames)
-                            .param("verify/steps/expected_count=" + frames).load()) {
+                            .param("verify/steps/codelet_params={ expected_count: " + frames + " }").load()) {
                         RunResult result = g.run();
                         long verified = g.entity("verify").tickCount();
                         failure = verified != frames ? "verified " + verified + " of " + frames + " (" + result + ")"
@@ -58,7 +58,7 @@ final class PythonCudaPipeline {
 
     private static void runApp(Path app, int frames) {
         try (Graph g = Graph.loader().file(app).param("source/count/count=" + frames)
-                .param("verify/steps/expected_count=" + frames).load()) {
+                .param("verify/steps/codelet_params={ expected_count: " + frames + " }").load()) {
             g.run();
         }
     }
