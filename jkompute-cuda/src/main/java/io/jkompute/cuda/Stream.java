@@ -97,6 +97,21 @@ public final class Stream implements AutoCloseable {
         Cuda.check(Driver.streamSynchronize(bind()), "cuStreamSynchronize");
     }
 
+    /** PyGPU-style {@code cudaStreamCreate}: {@code (stream, error)}, never an exception for a driver error. */
+    public static CudaResult<Stream> tryCreate() {
+        try {
+            return CudaResult.of(create(), CudaError.SUCCESS);
+        } catch (CudaException e) {
+            return CudaResult.failed(e.error());
+        }
+    }
+
+    /** PyGPU-style {@code cudaStreamSynchronize}: the result as a value. */
+    public CudaError trySynchronize() {
+        if (closed) return Cuda.record(400); // CUDA_ERROR_INVALID_HANDLE
+        return Cuda.record(Driver.streamSynchronize(bind()));
+    }
+
     /** Whether everything queued on this stream has finished, without waiting. */
     public boolean query() {
         int rc = Driver.streamQuery(bind());

@@ -17,6 +17,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class UnboundedAllocator extends Allocator {
     private final AtomicLong live = new AtomicLong();
+    /** The graph's device memory, looked up at the first device request (the graph does not change after that). */
+    private volatile DeviceMemoryProvider deviceMemory;
 
     @Override
     public boolean isAvailable(long bytes) {
@@ -63,7 +65,11 @@ public final class UnboundedAllocator extends Allocator {
     }
 
     private MemoryBlock allocateDevice(long bytes) {
-        DeviceMemoryProvider provider = graph().registry().deviceMemory(graph());
+        DeviceMemoryProvider provider = deviceMemory;
+        if (provider == null) {
+            provider = graph().registry().deviceMemory(graph());
+            deviceMemory = provider;
+        }
         if (provider == null) {
             throw new IllegalArgumentException(path() + " has no device memory here (that needs CUDA: module "
                     + "jkompute-graph-cuda and a CUDA GPU); for Vulkan tensors use a BlockMemoryPool with storage_type 1 "
