@@ -22,7 +22,7 @@ final class PythonCudaPipeline {
         String why = Cuda.unavailableReason();
         Path apps = findApps();
         if (why != null || apps == null) {
-            out.skip("CUDA pipeline, Java vs CuPy codelet: " + (why != null ? "CUDA is not usable: " + why
+            out.note("not run: CUDA pipeline, Java vs CuPy codelet: " + (why != null ? "CUDA is not usable: " + why
                     : "apps/python-cuda-pipeline.yaml not found from the working directory"));
             ctx.step("graph cuda pipeline java vs cupy");
             return;
