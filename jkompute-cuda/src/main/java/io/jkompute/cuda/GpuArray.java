@@ -841,7 +841,7 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
     }
 
     /** Any reduction on {@code stream} (null: default stream), optionally keeping reduced axes. */
-    public GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
+    GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
         memory.checkOpen();
         return ArrayMath.reduce(this, op, axes, keepDims, stream);
     }
