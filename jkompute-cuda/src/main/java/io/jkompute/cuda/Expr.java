@@ -105,8 +105,8 @@ public final class Expr implements ArrayLike {
 
     /** Evaluates into a new C-contiguous array, queued on {@code stream} (null: the default stream). */
     public GpuArray eval(Stream stream) {
-        if (node instanceof Scalar) throw new IllegalStateException("an expression of scalars alone has no array to evaluate on");
         GpuArray any = firstArray(node);
+        if (any == null) throw new IllegalStateException("an expression of scalars alone has no array to evaluate on");
         GpuArray out = GpuArray.pooled(any.device(), dtype(), node.shape());
         try {
             launch(out, stream);
