@@ -840,7 +840,14 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.ALL, axes, false);
     }
 
-    /** Any reduction on {@code stream} (null: default stream), optionally keeping reduced axes. */
+    /**
+     * A reduction queued on {@code stream} (null: the default stream), along {@code axes} (none: all), keeping the
+     * reduced axes as size-1 dimensions when {@code keepDims}; returns at once, the result stays on the device.
+     */
+    public GpuArray reduce(Reduction op, Stream stream, boolean keepDims, int... axes) {
+        return reduce(ReductionKernel.Op.valueOf(op.name()), axes, keepDims, stream);
+    }
+
     GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
         memory.checkOpen();
         return ArrayMath.reduce(this, op, axes, keepDims, stream);
