@@ -881,11 +881,6 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return ArrayMath.concatenate(axis, arrays);
     }
 
-    /** numpy's {@code astype} evaluated at once into a new array. */
-    public GpuArray astypeArray(DType t) {
-        return astype(t).eval();
-    }
-
     /** The single element of a size-1 array, as a double (a device-to-host copy: it waits for the GPU). */
     public double item() {
         if (size() != 1) throw new IllegalStateException("only size-1 arrays can be converted to a scalar, not size " + size());
