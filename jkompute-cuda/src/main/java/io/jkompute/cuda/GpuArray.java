@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * {@link #copy()} makes a compact copy on the device, {@link #ptr()} is the device address to hand a kernel, and
  * {@link #toDlpack()}/{@link #fromDlpack} exchange arrays with other CUDA libraries without copying.
  * <p>
+ * Array math follows numpy: element-wise methods ({@link ArrayLike}) build a lazy {@link Expr} that evaluates as one
+ * fused kernel; reductions ({@link #sum}, {@link #max}, ...), {@link #matmul} and the constructors ({@link #arange},
+ * {@link #linspace}) queue their kernels and return the result array without waiting.
+ * <p>
  * Closing the array that allocated the memory frees it (once no DLPack export still uses it); views become
  * unusable then. Closing a view does nothing.
  */
