@@ -8,7 +8,6 @@ import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.NetSecret;
 import io.jkompute.net.NetStatistics;
-import io.jkompute.net.fragment.ControlMessage.Type;
 import io.jkompute.net.internal.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -107,7 +106,7 @@ public final class FragmentDriver {
         final String address;
         final List<Integer> ports;
         final List<String> fragments = new ArrayList<>();
-        final Deque<ControlMessage> outbox = new ArrayDeque<>();
+        final Deque<Control> outbox = new ArrayDeque<>();
         long lastHeard;
         boolean bye;
         boolean gone;
@@ -249,7 +248,7 @@ public final class FragmentDriver {
         long start = System.nanoTime();
         long lastBeat = 0;
         long lastWaitNote = start;
-        ControlMessage beat = ControlMessage.of(Type.HEARTBEAT, "id", "driver");
+        Control beat = new Control.Heartbeat("driver");
         while (true) {
             ch.poll(inbox::add);
             ControlChannel.Received r;
@@ -258,7 +257,8 @@ public final class FragmentDriver {
                     case ControlChannel.Taken t -> {
                         try {
                             handle(ch, t.message());
-                        } catch (IllegalArgumentException e) {
+                        } catch (RuntimeException e) {
+                            // a genuine worker's message that makes no sense here (or statistics that do not parse)
                             fail(1, "protocol violation by a worker: " + e.getMessage());
                         }
                     }
@@ -300,7 +300,7 @@ public final class FragmentDriver {
                         phase = Phase.RUNNING;
                         runStart = System.nanoTime();
                         for (Worker w : liveWorkers()) {
-                            w.outbox.add(ControlMessage.of(Type.START));
+                            w.outbox.add(new Control.Start());
                         }
                     }
                 }
@@ -340,57 +340,65 @@ public final class FragmentDriver {
         return rejectedNoted;
     }
 
-    private void handle(ControlChannel ch, ControlMessage m) {
-        String id = m.get("id");
+    private void handle(ControlChannel ch, Control c) {
+        String id = switch (c) {
+            case Control.Register r -> r.id();
+            case Control.Loaded l -> l.id();
+            case Control.Done d -> d.id();
+            case Control.Failed f -> f.id();
+            case Control.Bye b -> b.id();
+            case Control.Heartbeat h -> h.id();
+            default -> null;
+        };
         Worker w = id == null ? null : workers.get(id);
         if (w != null) {
             w.lastHeard = System.nanoTime();
         }
-        switch (m.type()) {
-            case REGISTER -> register(ch, m, w);
-            case LOADED -> {
-                if (w != null && w.fragments.contains(m.get("fragment"))) {
-                    loaded.add(m.get("fragment"));
+        switch (c) {
+            case Control.Register r -> register(ch, r, w);
+            case Control.Loaded l -> {
+                if (w != null && w.fragments.contains(l.fragment())) {
+                    loaded.add(l.fragment());
                 }
             }
-            case FAILED -> {
-                String f = m.required("fragment");
-                if (w == null || !w.fragments.contains(f)) {
-                    throw new IllegalArgumentException("FAILED for fragment '" + f + "' from worker " + id
-                            + ", which does not run it");
-                }
-                boolean load = "load".equals(m.get("phase"));
-                String err = m.get("error");
-                results.put(f, new FragmentResult(f, w == null ? id : w.id, StopReason.ERROR, null, 0, null, err));
-                fail(load ? 2 : 1, "fragment '" + f + "' failed" + (load ? " to load" : "") + " (worker " + id
-                        + "): " + err);
+            case Control.Failed f -> {
+                runsIt(w, id, f.fragment(), "FAILED");
+                boolean load = f.phase().equals("load");
+                results.put(f.fragment(), new FragmentResult(f.fragment(), w.id, StopReason.ERROR, null, 0, null,
+                        f.error()));
+                fail(load ? 2 : 1, "fragment '" + f.fragment() + "' failed" + (load ? " to load" : "") + " (worker "
+                        + id + "): " + f.error());
             }
-            case DONE -> {
-                String f = m.required("fragment");
-                if (w == null || !w.fragments.contains(f)) {
-                    throw new IllegalArgumentException("DONE for fragment '" + f + "' from worker " + id
-                            + ", which does not run it");
-                }
-                if (!results.containsKey(f)) {
-                    results.put(f, new FragmentResult(f, id, StopReason.valueOf(m.required("reason")), m.get("detail"),
-                            m.number("duration_ns"), parseStats(m.get("stats")), null));
-                    List<NetStatistics.Link> l = parseLinks(f, m.get("stats"));
+            case Control.Done d -> {
+                runsIt(w, id, d.fragment(), "DONE");
+                if (!results.containsKey(d.fragment())) {
+                    results.put(d.fragment(), new FragmentResult(d.fragment(), id, d.reason(), d.detail(),
+                            d.durationNs(), parseStats(d.stats()), null));
+                    List<NetStatistics.Link> l = parseLinks(d.fragment(), d.stats());
                     synchronized (this) {
                         links.addAll(l);
                     }
                 }
             }
-            case BYE -> {
+            case Control.Bye b -> {
                 if (w != null) {
                     w.bye = true;
                 }
             }
-            case HEARTBEAT -> { }
-            default -> o.err().println("driver: unexpected " + m);
+            case Control.Heartbeat h -> { }
+            default -> throw new IllegalArgumentException("a worker sent " + c.getClass().getSimpleName()
+                    + ", which only the driver sends");
         }
     }
 
-    private void register(ControlChannel ch, ControlMessage m, Worker known) {
+    private static void runsIt(Worker w, String id, String fragment, String what) {
+        if (w == null || !w.fragments.contains(fragment)) {
+            throw new IllegalArgumentException(what + " for fragment '" + fragment + "' from worker " + id
+                    + ", which does not run it");
+        }
+    }
+
+    private void register(ControlChannel ch, Control.Register m, Worker known) {
         if (known != null) {
             if (!known.fragments.isEmpty() && phase != Phase.REGISTERING) {
                 // it did not get ASSIGN yet (sent before its publication connected): the outbox still has it, or resend
@@ -400,34 +408,14 @@ public final class FragmentDriver {
             }
             return;
         }
-        String id = m.required("id");
-        String control = m.required("control");
-        m.required("address");
-        List<Integer> ports = new ArrayList<>();
-        for (String p : m.get("ports", "").split(",")) {
-            if (!p.isBlank()) {
-                int port;
-                try {
-                    port = Integer.parseInt(p);
-                } catch (NumberFormatException e) {
-                    port = -1;
-                }
-                if (port < 1 || port > 65535) {
-                    throw new IllegalArgumentException("REGISTER from " + id + " offers port '" + p + "'");
-                }
-                ports.add(port);
-            }
-        }
-        Worker w = new Worker(id, control, m.get("address"), ports);
+        String id = m.id();
+        String control = m.control();
+        Worker w = new Worker(id, control, m.address(), m.ports());
         w.lastHeard = System.nanoTime();
         ch.open(control);
         String refuse = null;
-        List<String> requested = new ArrayList<>();
-        String req = m.get("fragments", "");
-        if (!req.isBlank()) {
-            requested.addAll(List.of(req.split(",")));
-        }
-        if (!plan.digest().equals(m.get("digest"))) {
+        List<String> requested = new ArrayList<>(m.fragments());
+        if (!plan.digest().equals(m.digest())) {
             refuse = "its app file differs from the driver's " + plan.label() + " (run the same file everywhere)";
         } else if (phase != Phase.REGISTERING) {
             refuse = "the app is already " + phase.name().toLowerCase(Locale.ROOT);
@@ -452,7 +440,7 @@ public final class FragmentDriver {
         }
         if (refuse != null) {
             o.err().println("driver: refused worker " + id + ": " + refuse);
-            ControlMessage reject = ControlMessage.of(Type.REJECT, "error", refuse);
+            Control reject = new Control.Reject(refuse);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
             while (!ch.send(control, id, reject) && System.nanoTime() < deadline) {
                 FragmentWorker.sleep();
@@ -497,11 +485,8 @@ public final class FragmentDriver {
 
     private final Map<String, String> endpoints = new LinkedHashMap<>();
 
-    private ControlMessage assignment(Worker w) {
-        StringBuilder eps = new StringBuilder();
-        endpoints.forEach((k, v) -> eps.append(eps.isEmpty() ? "" : ",").append(k).append('=').append(v));
-        return ControlMessage.of(Type.ASSIGN, "fragments", String.join(",", w.fragments), "endpoints",
-                eps.toString(), "bind", w.address, "gpu_fallback", Boolean.toString(o.gpuFallback()));
+    private Control assignment(Worker w) {
+        return new Control.Assign(w.fragments, endpoints, w.address, o.gpuFallback());
     }
 
     private void checkLiveness(long now) {
@@ -557,7 +542,7 @@ public final class FragmentDriver {
         stopDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         for (Worker w : liveWorkers()) {
             w.outbox.clear();
-            w.outbox.add(ControlMessage.of(Type.STOP, "abort", Boolean.toString(abort), "reason", reason));
+            w.outbox.add(new Control.Stop(abort, reason));
         }
     }
 
