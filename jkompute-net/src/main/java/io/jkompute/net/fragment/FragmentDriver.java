@@ -9,11 +9,8 @@ import io.jkompute.graph.StopReason;
 import io.jkompute.net.NetSecret;
 import io.jkompute.net.NetStatistics;
 import io.jkompute.net.internal.ChildJvm;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -119,34 +116,12 @@ public final class FragmentDriver {
         }
     }
 
-    private static final class Spawned {
-        final String fragment;
-        final Process process;
-        final Deque<String> tail = new ArrayDeque<>();
-
-        Spawned(String fragment, Process process) {
-            this.fragment = fragment;
-            this.process = process;
-        }
-
-        synchronized void line(String l) {
-            tail.add(l);
-            if (tail.size() > 20) {
-                tail.removeFirst();
-            }
-        }
-
-        synchronized String lastLines() {
-            return String.join("\n", tail);
-        }
-    }
-
     private final Options o;
     private final Map<String, Worker> workers = new LinkedHashMap<>();
     private final Map<String, Worker> assigned = new LinkedHashMap<>();
     private final Set<String> loaded = new HashSet<>();
     private final Map<String, FragmentResult> results = new LinkedHashMap<>();
-    private final Map<String, Spawned> spawned = new LinkedHashMap<>();
+    private LocalWorkers local;
     private final ConcurrentLinkedQueue<ControlChannel.Received> inbox = new ConcurrentLinkedQueue<>();
     private long rejectedNoted;
     private long lastRejectNote;
@@ -174,8 +149,8 @@ public final class FragmentDriver {
 
     /** The process of the worker the driver started for a local fragment, or null. */
     public Process localWorker(String fragment) {
-        Spawned s = spawned.get(fragment);
-        return s == null ? null : s.process;
+        LocalWorkers l = local;
+        return l == null ? null : l.process(fragment);
     }
 
     /** Runs the app to its end (or its first failure); never waits longer than the timeouts. */
@@ -203,17 +178,23 @@ public final class FragmentDriver {
             return new AppResult(3, "cannot listen on " + bind + ": " + e.getMessage(), List.of(), null,
                     System.nanoTime() - t0);
         }
-        Thread killChildren = new Thread(this::killChildren, "jkompute-driver-cleanup");
+        local = new LocalWorkers(o.app(), o.manifests(), o.params(), o.err());
+        LocalWorkers children = local;
+        Thread killChildren = new Thread(children::kill, "jkompute-driver-cleanup");
         Runtime.getRuntime().addShutdownHook(killChildren);
         try (ch) {
             String connect = (o.address().equals("0.0.0.0") || o.address().equals("::") ? "127.0.0.1" : o.address())
                     + ":" + o.port();
             for (String f : o.localFragments()) {
-                spawn(f, connect);
+                try {
+                    local.start(f, connect);
+                } catch (IOException e) {
+                    fail(3, "cannot start a worker for fragment '" + f + "': " + e.getMessage());
+                }
             }
             loop(ch);
         } finally {
-            reapChildren();
+            local.reap();
             try {
                 Runtime.getRuntime().removeShutdownHook(killChildren);
             } catch (IllegalStateException exiting) {
@@ -506,17 +487,17 @@ public final class FragmentDriver {
                         + " ms, lost after " + FragmentWorker.LOST_MS + " ms)");
             }
         }
-        for (Spawned s : spawned.values()) {
-            if (!s.process.isAlive()) {
-                Worker w = assigned.get(s.fragment);
+        for (LocalWorkers.Child s : local.children()) {
+            if (!s.process().isAlive()) {
+                Worker w = assigned.get(s.fragment());
                 boolean expected = w != null && (w.bye || w.gone) || phase == Phase.STOPPING;
                 if (!expected && phase != Phase.DONE) {
                     if (w != null) {
                         w.gone = true;
                     }
                     String tail = s.lastLines();
-                    fail(w == null ? 3 : 1, "the worker for fragment '" + s.fragment + "' (pid " + s.process.pid()
-                            + ") exited with code " + s.process.exitValue() + (tail.isEmpty() ? "" : "; its last "
+                    fail(w == null ? 3 : 1, "the worker for fragment '" + s.fragment() + "' (pid " + s.process().pid()
+                            + ") exited with code " + s.process().exitValue() + (tail.isEmpty() ? "" : "; its last "
                             + "output:\n" + tail));
                 }
             }
@@ -550,40 +531,9 @@ public final class FragmentDriver {
         return plan.fragmentNames().stream().filter(f -> !assigned.containsKey(f)).toList();
     }
 
-    // ---- local workers -----------------------------------------------------------------------------------
-
-    private void spawn(String fragment, String driverEndpoint) {
-        List<String> cmd = workerCommand(o.app(), fragment, driverEndpoint, "127.0.0.1", o.manifests(), o.params());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        // the secret goes through the environment (private to this user), never the command line
-        pb.environment().put(NetSecret.ENV, NetSecret.get().text());
-        Process p;
-        try {
-            p = pb.start();
-        } catch (IOException e) {
-            fail(3, "cannot start a worker for fragment '" + fragment + "': " + e.getMessage());
-            return;
-        }
-        Spawned s = new Spawned(fragment, p);
-        spawned.put(fragment, s);
-        PrintStream err = o.err();
-        Thread.ofPlatform().daemon().name("jkompute-worker-" + fragment + "-output").start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    s.line(line);
-                    err.println("[" + fragment + "] " + line);
-                }
-            } catch (IOException ignored) {
-                // the worker is gone
-            }
-        });
-    }
-
     /**
      * The command that starts a worker JVM for {@code fragment}: this JVM's java, options and class path (or
-     * module path).
+     * module path). The network secret is not on it: a worker gets it through its environment.
      */
     public static List<String> workerCommand(Path app, String fragment, String driverEndpoint, String workerAddress,
                                              List<Path> manifests, List<String> params) {
@@ -603,28 +553,6 @@ public final class FragmentDriver {
             cmd.addAll(List.of("--param", p));
         }
         return cmd;
-    }
-
-    private void reapChildren() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        for (Spawned s : spawned.values()) {
-            try {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !s.process.waitFor(left, TimeUnit.NANOSECONDS)) {
-                    s.process.destroyForcibly();
-                    s.process.waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                s.process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void killChildren() {
-        for (Spawned s : spawned.values()) {
-            s.process.destroyForcibly();
-        }
     }
 
     // ---- statistics --------------------------------------------------------------------------------------
