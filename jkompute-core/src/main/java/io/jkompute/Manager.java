@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Manager implements AutoCloseable {
     private static final Logging.Log LOG = Logging.logger(Manager.class);
     private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
+    /** Managers whose device is being made (guarded by OPEN). */
+    private static int constructing;
 
     static {
         Shutdown.install();
@@ -90,9 +92,19 @@ public final class Manager implements AutoCloseable {
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
-        Shutdown.checkAccepting();
-        this.device = VulkanInstance.onOwner(
-                () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
+        synchronized (OPEN) {
+            // counted while its device is made, so the shutdown closes it too instead of destroying the instance
+            // under it
+            Shutdown.checkAccepting();
+            constructing++;
+        }
+        try {
+            this.device = VulkanInstance.onOwner(
+                    () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
+        } catch (RuntimeException | Error e) {
+            constructed(null);
+            throw e;
+        }
         InitBatch batch = null;
         try {
             batch = new InitBatch(device);
@@ -104,9 +116,20 @@ public final class Manager implements AutoCloseable {
                 device.close();
                 return null;
             });
+            constructed(null);
             throw e;
         }
-        OPEN.add(this);
+        constructed(this);
+    }
+
+    private static void constructed(Manager m) {
+        synchronized (OPEN) {
+            constructing--;
+            if (m != null) {
+                OPEN.add(m);
+            }
+            OPEN.notifyAll();
+        }
     }
 
     /** Every Vulkan device of the system, in the order {@link #Manager(int)} numbers them. */
@@ -400,14 +423,16 @@ public final class Manager implements AutoCloseable {
      */
     @Override
     public void close() {
+        boolean closing;
         synchronized (this) {
-            if (closed) {
-                // closing on another thread (the owner and the shutdown may race): return once it is done, so
-                // nothing after this call (the instance's destruction) runs under it
-                awaitCloseDone();
-                return;
-            }
+            closing = closed;
             closed = true;
+        }
+        if (closing) {
+            // closing on another thread (the owner and the shutdown may race): return once it is done, so nothing
+            // after this call (the instance's destruction) runs under it. Not under the monitor: the closer takes it
+            awaitCloseDone();
+            return;
         }
         try {
             closeNow();
@@ -531,10 +556,23 @@ public final class Manager implements AutoCloseable {
     static void closeAllAtExit() {
         List<Manager> open;
         synchronized (OPEN) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (constructing > 0 && System.nanoTime() - deadline < 0) {
+                try {
+                    OPEN.wait(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             open = new ArrayList<>(OPEN);
         }
         for (Manager m : open) {
-            LOG.warn("a Manager ({}) was still open at JVM exit; closing it", m.device.properties().name());
+            if (Shutdown.refusedWork()) {
+                LOG.debug("closing the Manager ({}) of work stopped at exit", m.device.properties().name());
+            } else {
+                LOG.warn("a Manager ({}) was still open at JVM exit; closing it", m.device.properties().name());
+            }
             LOG.debug("it was created at:\n{}", stackTrace(m.createdAt));
             m.close();
         }

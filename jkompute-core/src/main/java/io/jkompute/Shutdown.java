@@ -36,6 +36,7 @@ public final class Shutdown {
     private static final List<Registration> ACTIONS = new ArrayList<>();
     /** When work was last refused: an owner unwinding from the refusal is about to close its Manager. */
     private static volatile long lastRefusedNanos;
+    private static volatile boolean refusedAny;
     /** How long without refused work counts as no owner unwinding any more. */
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -103,8 +104,14 @@ public final class Shutdown {
     static void checkAccepting() {
         if (phase == REFUSING) {
             lastRefusedNanos = System.nanoTime();
+            refusedAny = true;
             throw new IllegalStateException("jkompute is stopping (the JVM is exiting): no new GPU work is accepted");
         }
+    }
+
+    /** Whether work was refused during the stop: the Managers still open belong to work that was cut short. */
+    static boolean refusedWork() {
+        return refusedAny;
     }
 
     /** Makes sure the hook is installed (class initialisation does it). */

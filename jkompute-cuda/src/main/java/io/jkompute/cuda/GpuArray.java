@@ -525,12 +525,16 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         src.memory.checkOpen();
         if (!src.layout.hasPositiveStrides() || !layout.hasPositiveStrides()) {
             // negative or zero strides: 2D copies cannot express them, a generated copy kernel can
-            src.expr().evalInto(this);
-            memory.bind();
-            Cuda.check(Driver.ctxSynchronize(), "cuCtxSynchronize");
+            if (dtype.byteSize() > 8) throw new UnsupportedOperationException("copying " + dtype + " views with negative or zero strides");
+            kernelCopy(src);
             return;
         }
         ArrayLayout.CopyPlan plan = ArrayLayout.copyPlan(src.layout, layout, dtype.byteSize());
+        if (plan.count() > 16 && plan.width() <= 64 && dtype.byteSize() <= 8 && Nvrtc.isAvailable()) {
+            // many narrow 2D copies (a transpose, an F/C conversion): one generated copy kernel is far faster
+            kernelCopy(src);
+            return;
+        }
         long sBase = src.memory.address(), dBase = memory.address();
         if (plan.count() == 1 && plan.height() == 1) {
             long dst = dBase + plan.dstBase(), from = sBase + plan.srcBase(), bytes = plan.width();
@@ -553,6 +557,22 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
                 Cuda.check(Driver.memcpy2D(d), "cuMemcpy2D");
             });
         }
+    }
+
+    /**
+     * Copies {@code src} into this array with a generated kernel, element bits moved as unsigned integers of the
+     * same size (so float16 NaN payloads and non-0/1 bool bytes survive), and waits, like the 2D-copy path.
+     */
+    private void kernelCopy(GpuArray src) {
+        DType raw = switch (dtype.byteSize()) {
+            case 1 -> DType.UINT8;
+            case 2 -> DType.UINT16;
+            case 4 -> DType.UINT32;
+            default -> DType.UINT64;
+        };
+        new GpuArray(src.memory, raw, src.layout, false).expr().evalInto(new GpuArray(memory, raw, layout, false));
+        memory.bind();
+        Cuda.check(Driver.ctxSynchronize(), "cuCtxSynchronize");
     }
 
     /** Copies host data (same number of bytes as this array's elements, C order) into this array or view. */
