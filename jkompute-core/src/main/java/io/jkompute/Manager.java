@@ -50,6 +50,11 @@ public final class Manager implements AutoCloseable {
     private final VulkanDevice device;
     private final InitBatch initBatch;
     private final DeviceCopy deviceCopy;
+    /**
+     * Guards the three sets below. Not this Manager's monitor: {@link #sequence(String)} holds that while it makes a
+     * sequence under the read side of {@link #submissions}, and a close queued on the write side would close a cycle.
+     */
+    private final Object registry = new Object();
     private final Set<ManagedObject.Tracked> sequences = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> algorithms = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> memories = new LinkedHashSet<>();
@@ -464,7 +469,7 @@ public final class Manager implements AutoCloseable {
         List<ManagedObject.Tracked> seqs;
         List<ManagedObject.Tracked> algos;
         List<ManagedObject.Tracked> mems;
-        synchronized (this) {
+        synchronized (registry) {
             // no object registers once closed, so these are all there will be
             seqs = reversed(sequences);
             algos = reversed(algorithms);
@@ -505,7 +510,7 @@ public final class Manager implements AutoCloseable {
             }
             return null;
         });
-        synchronized (this) {
+        synchronized (registry) {
             sequences.clear();
             algorithms.clear();
             memories.clear();
@@ -633,15 +638,17 @@ public final class Manager implements AutoCloseable {
         });
     }
 
-    synchronized void register(ManagedObject o) {
-        if (closed) {
-            o.tracked.closeOnce();
-            throw new IllegalStateException("the Manager is closed");
-        }
-        switch (o) {
-            case Sequence s -> sequences.add(s.tracked);
-            case Algorithm a -> algorithms.add(a.tracked);
-            case Memory m -> memories.add(m.tracked);
+    void register(ManagedObject o) {
+        synchronized (registry) {
+            if (closed) {
+                o.tracked.closeOnce();
+                throw new IllegalStateException("the Manager is closed");
+            }
+            switch (o) {
+                case Sequence s -> sequences.add(s.tracked);
+                case Algorithm a -> algorithms.add(a.tracked);
+                case Memory m -> memories.add(m.tracked);
+            }
         }
         LOG.debug("created {}", o.tracked.description);
     }
@@ -649,15 +656,15 @@ public final class Manager implements AutoCloseable {
     void release(ManagedObject.Tracked t) {
         boolean isSequence;
         boolean isMemory;
-        synchronized (this) {
+        synchronized (registry) {
             if (closed || t.isClosed()) {
                 return;   // a closing Manager frees it
             }
             isSequence = sequences.contains(t);
             isMemory = memories.contains(t);
         }
-        // not under this monitor: a submission holds the read side of 'submissions' while it registers objects,
-        // and freeAfterGpu takes the write side
+        // not under the registry's lock: a new object registers while holding the read side of 'submissions', and
+        // freeAfterGpu takes the write side
         if (isMemory) {
             // a pending zero-fill or upload may still name this memory; run it before the memory goes
             initBatch.flush();
@@ -669,7 +676,7 @@ public final class Manager implements AutoCloseable {
             return;   // the Manager closed meanwhile and freed it
         }
         LOG.debug("closed {}", t.description);
-        synchronized (this) {
+        synchronized (registry) {
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);

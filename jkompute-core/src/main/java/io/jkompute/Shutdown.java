@@ -78,7 +78,7 @@ public final class Shutdown {
      * Registers {@code action} to run when the JVM begins to exit, before any Manager refuses work or closes: it
      * should stop submitting and return once the work in flight has completed (within
      * {@code -Djkompute.shutdown.stopSeconds}, default 10). Actions run concurrently, most recent first to start.
-     * During a shutdown already under way it runs the action at once, on the caller's thread.
+     * During a shutdown already under way it starts the action at once, on a thread of its own.
      *
      * @param name what it stops, for the log when it does not finish in time
      */
@@ -91,7 +91,8 @@ public final class Shutdown {
                 return r;
             }
         }
-        action.run();
+        // not on the caller's thread: the action may wait for what the caller is about to do (start or close a run)
+        Thread.ofPlatform().daemon().name("jkompute-stop " + name).start(action);
         return r;
     }
 
