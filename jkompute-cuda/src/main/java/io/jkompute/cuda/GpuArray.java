@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * {@link #copy()} makes a compact copy on the device, {@link #ptr()} is the device address to hand a kernel, and
  * {@link #toDlpack()}/{@link #fromDlpack} exchange arrays with other CUDA libraries without copying.
  * <p>
+ * Array math follows numpy: element-wise methods ({@link ArrayLike}) build a lazy {@link Expr} that evaluates as one
+ * fused kernel; reductions ({@link #sum}, {@link #max}, ...), {@link #matmul} and the constructors ({@link #arange},
+ * {@link #linspace}) queue their kernels and return the result array without waiting.
+ * <p>
  * Closing the array that allocated the memory frees it (once no DLPack export still uses it); views become
  * unusable then. Closing a view does nothing.
  */
@@ -840,8 +844,15 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.ALL, axes, false);
     }
 
-    /** Any reduction on {@code stream} (null: default stream), optionally keeping reduced axes. */
-    public GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
+    /**
+     * A reduction queued on {@code stream} (null: the default stream), along {@code axes} (none: all), keeping the
+     * reduced axes as size-1 dimensions when {@code keepDims}; returns at once, the result stays on the device.
+     */
+    public GpuArray reduce(Reduction op, Stream stream, boolean keepDims, int... axes) {
+        return reduce(ReductionKernel.Op.valueOf(op.name()), axes, keepDims, stream);
+    }
+
+    GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
         memory.checkOpen();
         return ArrayMath.reduce(this, op, axes, keepDims, stream);
     }
@@ -872,11 +883,6 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
     /** numpy's {@code concatenate(arrays, axis)}. */
     public static GpuArray concatenate(int axis, GpuArray... arrays) {
         return ArrayMath.concatenate(axis, arrays);
-    }
-
-    /** numpy's {@code astype} evaluated at once into a new array. */
-    public GpuArray astypeArray(DType t) {
-        return astype(t).eval();
     }
 
     /** The single element of a size-1 array, as a double (a device-to-host copy: it waits for the GPU). */

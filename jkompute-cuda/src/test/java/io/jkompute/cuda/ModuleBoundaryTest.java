@@ -58,4 +58,12 @@ class ModuleBoundaryTest {
         assertEquals((1L << 30), MemoryPool.sizeClass(1L << 30));
         assertEquals((1L << 30) + (1L << 27), MemoryPool.sizeClass((1L << 30) + 1));
     }
+
+    @Test
+    void everyPublicReductionHasAKernelOperation() {
+        for (Reduction r : Reduction.values()) {
+            assertEquals(r.name(), io.jkompute.cuda.internal.ReductionKernel.Op.valueOf(r.name()).name());
+        }
+        assertEquals(Reduction.values().length, io.jkompute.cuda.internal.ReductionKernel.Op.values().length);
+    }
 }

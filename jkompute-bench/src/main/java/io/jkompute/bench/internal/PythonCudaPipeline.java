@@ -22,7 +22,7 @@ final class PythonCudaPipeline {
         String why = Cuda.unavailableReason();
         Path apps = findApps();
         if (why != null || apps == null) {
-            out.skip("CUDA pipeline, Java vs CuPy codelet: " + (why != null ? "CUDA is not usable: " + why
+            out.note("not run: CUDA pipeline, Java vs CuPy codelet: " + (why != null ? "CUDA is not usable: " + why
                     : "apps/python-cuda-pipeline.yaml not found from the working directory"));
             ctx.step("graph cuda pipeline java vs cupy");
             return;
@@ -36,7 +36,7 @@ final class PythonCudaPipeline {
                 runApp(apps.resolve(app[0]), Math.min(frames, 200));
                 for (int r = 0; r < runs && failure == null; r++) {
                     try (Graph g = Graph.loader().file(apps.resolve(app[0])).param("source/count/count=" + frames)
-                            .param("verify/steps/expected_count=" + frames).load()) {
+                            .param("verify/steps/codelet_params={ expected_count: " + frames + " }").load()) {
                         RunResult result = g.run();
                         long verified = g.entity("verify").tickCount();
                         failure = verified != frames ? "verified " + verified + " of " + frames + " (" + result + ")"
@@ -58,7 +58,7 @@ final class PythonCudaPipeline {
 
     private static void runApp(Path app, int frames) {
         try (Graph g = Graph.loader().file(app).param("source/count/count=" + frames)
-                .param("verify/steps/expected_count=" + frames).load()) {
+                .param("verify/steps/codelet_params={ expected_count: " + frames + " }").load()) {
             g.run();
         }
     }

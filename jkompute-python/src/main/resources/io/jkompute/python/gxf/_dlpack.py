@@ -56,7 +56,7 @@ _pyapi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
 def _capsule_destructor(capsule):
     # still named "dltensor": never consumed, so the producer deletes (DLPack's rule)
     if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
-        address = _get_pointer(capsule, b"dltensor")
+        address = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
         _LIVE.pop(address, None)
 
 
