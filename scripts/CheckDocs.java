@@ -18,7 +18,7 @@ import java.util.stream.Stream;
  * <li>{@code bash}: run with {@code bash -e} in the repository root; it must exit 0.</li>
  * <li>{@code java}: a block that declares a class is compiled as it stands (and run when it has a {@code main});
  *     any other block is a snippet, compiled inside a {@code main} with the imports below and run.</li>
- * <li>{@code yaml}, {@code python}, {@code json}: excerpts; an {@code <!-- excerpt: path -->} comment on the line
+ * <li>{@code yaml}, {@code python}, {@code json}, {@code xml}: excerpts; an {@code <!-- excerpt: path -->} comment on the line
  *     before the block names the shipped file every non-blank line of the block must appear in (trimmed, in order).</li>
  * <li>A block whose preceding line is {@code <!-- not-run: why -->} is skipped, with its reason printed;
  *     {@code <!-- compile-only: why -->} compiles a java block without running it. Blocks without a language are
@@ -74,7 +74,7 @@ public final class CheckDocs {
                     error = switch (b.lang()) {
                         case "bash", "sh" -> runBash(b);
                         case "java" -> runJava(b);
-                        case "yaml", "python", "json" -> checkExcerpt(b);
+                        case "yaml", "python", "json", "xml" -> checkExcerpt(b);
                         default -> "unknown block language '" + b.lang() + "'";
                     };
                 } catch (IOException e) {

@@ -413,7 +413,7 @@ public final class NetBenchmark {
         }
     }
 
-    /** Checks each message as {@link Pattern#check} does and prints DONE count elapsed_ns at the end. */
+    /** Checks each message as {@code Pattern.check} does and prints DONE count elapsed_ns at the end. */
     public static class Sink extends CodeletAdapter {
         private Receiver rx;
         private Pattern.Checker checker;
