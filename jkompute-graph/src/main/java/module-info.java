@@ -10,7 +10,6 @@ module io.jkompute.graph {
 
     exports io.jkompute.graph;
     exports io.jkompute.graph.std;
-    exports io.jkompute.graph.internal to io.jkompute.net;
     // the fragment planner (jkompute-net) reads a fragment's rewritten app text with the same reader
     exports io.jkompute.graph.yaml to io.jkompute.net;
 

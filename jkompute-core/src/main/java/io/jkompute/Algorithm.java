@@ -120,11 +120,13 @@ public final class Algorithm extends ManagedObject {
             generation++;
         };
         if (natives.pipeline == 0) {
-            replace.run();   // never built: nothing of it can be on the GPU
+            manager.building(replace);   // never built: nothing of it can be on the GPU
         } else {
             // a submitted sequence may still run the old pipeline and descriptor set, and one being submitted on
             // another thread may have checked the old generation already: wait for both before destroying them
-            manager.freeAfterGpu(replace);
+            if (!manager.freeAfterGpu(replace)) {
+                throw new IllegalStateException("rebuild: the Manager of " + this + " is closed");
+            }
         }
     }
 

@@ -20,6 +20,7 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
     ManagedObject(Manager manager, String description) {
         this.manager = manager;
         this.tracked = new Tracked(description, new Throwable("created here"));
+        tracked.owner = new java.lang.ref.WeakReference<>(this);
         Tracked t = tracked;
         Manager m = manager;
         // the action must not capture 'this', or the object could never become unreachable
@@ -70,6 +71,8 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
         final Throwable createdAt;
         volatile Runnable free;
         volatile Cleaner.Cleanable leakCheck;
+        /** The object, weakly: a closing Manager frees a sequence under its lock; weak so leaks stay detectable. */
+        java.lang.ref.WeakReference<ManagedObject> owner;
         private volatile boolean closed;
 
         Tracked(String description, Throwable createdAt) {
@@ -81,12 +84,21 @@ public abstract sealed class ManagedObject implements AutoCloseable permits Memo
             return closed;
         }
 
+        /** The object while it is reachable, else null. */
+        ManagedObject owner() {
+            java.lang.ref.WeakReference<ManagedObject> w = owner;
+            return w == null ? null : w.get();
+        }
+
         /** Marks closed and frees; returns false if it was already closed. */
         boolean closeOnce() {
-            if (closed) {
-                return false;
+            synchronized (this) {
+                // a closing Manager and the object's own close may race: exactly one frees
+                if (closed) {
+                    return false;
+                }
+                closed = true;
             }
-            closed = true;
             Runnable f = free;
             free = null;
             if (f != null) {

@@ -22,8 +22,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * Owns one Vulkan device and its compute queues, and everything made on them: tensors, images, algorithms and
  * sequences. {@link #close()} frees all of it, in order (sequences, algorithms, memory, device). Every Manager of the
  * process shares one Vulkan instance, made on first use and destroyed at JVM exit (some drivers allow only a few
- * instances per process). Managers still open when the JVM exits are closed by a shutdown hook, since some drivers
- * crash at exit when a device is left alive.
+ * instances per process). When the JVM exits, {@link Shutdown} stops the work first and then closes the Managers
+ * still open, since some drivers crash at exit when a device is left alive. {@link #close()} is safe while other
+ * threads still use the Manager: new work fails with {@link IllegalStateException}, work already submitted completes
+ * first, and a thread recording or waiting on a sequence finishes that before the sequence is freed.
  *
  * <pre>{@code
  * try (Manager mgr = new Manager()) {
@@ -40,7 +42,7 @@ public final class Manager implements AutoCloseable {
     private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
 
     static {
-        Runtime.getRuntime().addShutdownHook(new Thread(Manager::closeAllAtExit, "jkompute-shutdown"));
+        Shutdown.install();
     }
 
     private final VulkanDevice device;
@@ -63,6 +65,9 @@ public final class Manager implements AutoCloseable {
     private final Throwable createdAt = new Throwable("created here");
     private Sequence defaultSequence;
     private volatile boolean closed;
+    /** Set under the write side of {@link #submissions} once the device is destroyed. */
+    private boolean deviceGone;
+    private final java.util.concurrent.CountDownLatch closeDone = new java.util.concurrent.CountDownLatch(1);
 
     /**
      * The first Vulkan device, one queue of its default compute family: a compute-only family when it has one (faster
@@ -85,6 +90,7 @@ public final class Manager implements AutoCloseable {
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
+        Shutdown.checkAccepting();
         this.device = VulkanInstance.onOwner(
                 () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
         InitBatch batch = null;
@@ -219,7 +225,7 @@ public final class Manager implements AutoCloseable {
             throw new IllegalArgumentException("exportable tensors are DEVICE or STORAGE memory, got " + memoryType);
         }
         Tensor.count(shape);
-        return new Tensor(this, type, type.byteSize(), shape, memoryType, null, true);
+        return creating(() -> new Tensor(this, type, type.byteSize(), shape, memoryType, null, true));
     }
 
     private Tensor newTensor(DataType type, int elementSize, long[] shape, MemoryType memoryType, MemorySegment data) {
@@ -231,7 +237,7 @@ public final class Manager implements AutoCloseable {
             throw new IllegalArgumentException("tensor data has " + data.byteSize() + " bytes, but " + type
                     + java.util.Arrays.toString(shape) + " needs " + bytes);
         }
-        return new Tensor(this, type, elementSize, shape, memoryType, data);
+        return creating(() -> new Tensor(this, type, elementSize, shape, memoryType, data));
     }
 
     // ---- images ----
@@ -273,7 +279,7 @@ public final class Manager implements AutoCloseable {
                         + height + "x" + channels + " " + type + " image needs " + need);
             }
         }
-        return new Image(this, type, width, height, channels, memoryType, tiling, data);
+        return creating(() -> new Image(this, type, width, height, channels, memoryType, tiling, data));
     }
 
     // ---- algorithms ----
@@ -281,7 +287,7 @@ public final class Manager implements AutoCloseable {
     /** An empty algorithm, to be built with {@link Algorithm#rebuild} or by {@link OpMult}. */
     public Algorithm algorithm() {
         checkOpen();
-        return new Algorithm(this);
+        return creating(() -> new Algorithm(this));
     }
 
     /** An algorithm with the default workgroup count and no constants. */
@@ -328,7 +334,7 @@ public final class Manager implements AutoCloseable {
      */
     public Sequence sequence(int queueIndex, int totalTimestamps) {
         checkOpen();
-        return new Sequence(this, queueIndex, totalTimestamps);
+        return creating(() -> new Sequence(this, queueIndex, totalTimestamps));
     }
 
     /** The sequence called {@code name}, made on queue 0 at first use (the seeds' named sequences). */
@@ -386,40 +392,113 @@ public final class Manager implements AutoCloseable {
         return closed;
     }
 
-    /** Frees everything this Manager made, then the device and the instance. Idempotent. */
+    /**
+     * Frees everything this Manager made, then the device. Idempotent. Safe while other threads still use the
+     * Manager: from the start of the close, new work and new objects fail with {@link IllegalStateException}; a
+     * submission being made completes, the GPU finishes what was submitted, and each sequence is freed only once no
+     * thread records into it or waits on it.
+     */
     @Override
     public void close() {
         synchronized (this) {
             if (closed) {
+                // closing on another thread (the owner and the shutdown may race): return once it is done, so
+                // nothing after this call (the instance's destruction) runs under it
+                awaitCloseDone();
                 return;
             }
             closed = true;
         }
-        OPEN.remove(this);
+        try {
+            closeNow();
+        } finally {
+            closeDone.countDown();
+        }
+    }
+
+    private void awaitCloseDone() {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                closeDone.await();
+                break;
+            } catch (InterruptedException e) {
+                interrupted = true;
+            }
+        }
+        if (interrupted) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private void closeNow() {
+        // a submission that checked this Manager open before 'closed' was set is being made: let it be made (and
+        // counted running) before anything is freed; every later one sees 'closed' under the lock and fails
+        submissions.writeLock().lock();
+        submissions.writeLock().unlock();
+        List<ManagedObject.Tracked> seqs;
+        List<ManagedObject.Tracked> algos;
+        List<ManagedObject.Tracked> mems;
+        synchronized (this) {
+            // no object registers once closed, so these are all there will be
+            seqs = reversed(sequences);
+            algos = reversed(algorithms);
+            mems = reversed(memories);
+        }
         VulkanInstance.onOwner(() -> {
             try {
                 device.waitIdle();
             } catch (RuntimeException e) {
                 LOG.warn("waiting for the device before close failed: {}", e.getMessage());
             }
-            synchronized (this) {
-                closeAll(sequences);
-                closeAll(algorithms);
-                closeAll(memories);
+            // a sequence is freed under its own lock: a thread still recording into it or waiting on its semaphore
+            // finishes that first (the GPU is idle, so a wait ends)
+            for (ManagedObject.Tracked t : seqs) {
+                ManagedObject o = t.owner();
+                try {
+                    if (o instanceof Sequence seq) {
+                        seq.closeForManager();
+                    } else {
+                        t.closeOnce();
+                    }
+                } catch (RuntimeException e) {
+                    LOG.warn("freeing {} failed: {}", t.description, e.getMessage());
+                }
             }
-            initBatch.close();
-            deviceCopy.close();
-            // on the thread that made it: the NVIDIA driver (580, H100) crashed the JVM in libEGL_nvidia when a
-            // device was destroyed on another thread, which is what a shutdown hook or a worker thread does
-            device.close();
+            submissions.writeLock().lock();
+            try {
+                closeAll(algos);
+                closeAll(mems);
+                initBatch.close();
+                deviceCopy.close();
+                // on the thread that made it: the NVIDIA driver (580, H100) crashed the JVM in libEGL_nvidia when a
+                // device was destroyed on another thread, which is what a shutdown hook or a worker thread does
+                device.close();
+                deviceGone = true;
+            } finally {
+                submissions.writeLock().unlock();
+            }
             return null;
         });
+        synchronized (this) {
+            sequences.clear();
+            algorithms.clear();
+            memories.clear();
+        }
+        synchronized (OPEN) {
+            OPEN.remove(this);
+            OPEN.notifyAll();
+        }
         LOG.debug("manager closed");
     }
 
-    private static void closeAll(Set<ManagedObject.Tracked> set) {
+    private static List<ManagedObject.Tracked> reversed(Set<ManagedObject.Tracked> set) {
         List<ManagedObject.Tracked> l = new ArrayList<>(set);
         Collections.reverse(l);
+        return l;
+    }
+
+    private static void closeAll(List<ManagedObject.Tracked> l) {
         for (ManagedObject.Tracked t : l) {
             try {
                 t.closeOnce();
@@ -427,10 +506,29 @@ public final class Manager implements AutoCloseable {
                 LOG.warn("freeing {} failed: {}", t.description, e.getMessage());
             }
         }
-        set.clear();
     }
 
-    private static void closeAllAtExit() {
+    /** Whether a Manager of this process is open. */
+    static boolean anyOpen() {
+        return !OPEN.isEmpty();
+    }
+
+    /** Waits at most {@code millis} for a Manager to close. */
+    static void awaitClosed(long millis) {
+        synchronized (OPEN) {
+            if (OPEN.isEmpty()) {
+                return;
+            }
+            try {
+                OPEN.wait(millis);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    /** Closes the Managers still open, then the instance: the last step of {@link Shutdown}. */
+    static void closeAllAtExit() {
         List<Manager> open;
         synchronized (OPEN) {
             open = new ArrayList<>(OPEN);
@@ -463,8 +561,38 @@ public final class Manager implements AutoCloseable {
 
     void checkOpen() {
         if (closed) {
-            throw new IllegalStateException("the Manager is closed");
+            throw new IllegalStateException(Shutdown.isStopping()
+                    ? "the Manager is closed: jkompute is stopping (the JVM is exiting)" : "the Manager is closed");
         }
+    }
+
+    /** Open and taking new work: not closed, and the process is not stopping. */
+    void checkAccepting() {
+        checkOpen();
+        Shutdown.checkAccepting();
+    }
+
+    /**
+     * Makes a native object while no close can free the device under it: the read side of {@link #submissions},
+     * with the Manager checked open under it.
+     */
+    private <T> T creating(java.util.function.Supplier<T> make) {
+        java.util.concurrent.locks.Lock l = submissions.readLock();
+        l.lock();
+        try {
+            checkAccepting();
+            return make.get();
+        } finally {
+            l.unlock();
+        }
+    }
+
+    /** Builds an algorithm's first pipeline under the same guard as a new object. */
+    void building(Runnable build) {
+        creating(() -> {
+            build.run();
+            return null;
+        });
     }
 
     synchronized void register(ManagedObject o) {
@@ -481,22 +609,29 @@ public final class Manager implements AutoCloseable {
     }
 
     void release(ManagedObject.Tracked t) {
+        boolean isSequence;
+        boolean isMemory;
         synchronized (this) {
             if (closed || t.isClosed()) {
-                return;
+                return;   // a closing Manager frees it
             }
-            boolean isSequence = sequences.contains(t);
-            if (memories.contains(t)) {
-                // a pending zero-fill or upload may still name this memory; run it before the memory goes
-                initBatch.flush();
-            }
-            if (isSequence) {
-                // a sequence drained its own submissions and those waiting on its semaphore (Sequence.close)
-                t.closeOnce();
-            } else {
-                freeAfterGpu(t::closeOnce);
-            }
-            LOG.debug("closed {}", t.description);
+            isSequence = sequences.contains(t);
+            isMemory = memories.contains(t);
+        }
+        // not under this monitor: a submission holds the read side of 'submissions' while it registers objects,
+        // and freeAfterGpu takes the write side
+        if (isMemory) {
+            // a pending zero-fill or upload may still name this memory; run it before the memory goes
+            initBatch.flush();
+        }
+        if (isSequence) {
+            // a sequence drained its own submissions and those waiting on its semaphore (Sequence.close)
+            t.closeOnce();
+        } else if (!freeAfterGpu(t::closeOnce)) {
+            return;   // the Manager closed meanwhile and freed it
+        }
+        LOG.debug("closed {}", t.description);
+        synchronized (this) {
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);
@@ -506,14 +641,19 @@ public final class Manager implements AutoCloseable {
     /**
      * Runs {@code free} once no submission is being made and the GPU is done with every one made: a running sequence
      * may still read the object, and one being submitted on another thread may have checked it open already.
+     * Returns false, running nothing, when the Manager closed and its device is gone.
      */
-    void freeAfterGpu(Runnable free) {
+    boolean freeAfterGpu(Runnable free) {
         submissions.writeLock().lock();
         try {
+            if (deviceGone) {
+                return false;
+            }
             if (running.get() > 0) {
                 device.waitIdle();
             }
             free.run();
+            return true;
         } finally {
             submissions.writeLock().unlock();
         }

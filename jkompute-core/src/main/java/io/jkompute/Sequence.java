@@ -518,6 +518,9 @@ public final class Sequence extends ManagedObject {
         java.util.concurrent.locks.Lock submitting = manager.submitting();
         submitting.lock();
         try {
+            // under the lock: a Manager closing on another thread frees nothing until this submission is made, and
+            // once it has begun closing this fails here
+            manager.checkAccepting();
             return submitChecked();
         } finally {
             submitting.unlock();
@@ -883,6 +886,28 @@ public final class Sequence extends ManagedObject {
         if (isClosed()) {
             return;
         }
+        drain();
+        synchronized (this) {
+            super.close();
+        }
+    }
+
+    /**
+     * Frees this sequence for its closing Manager, under this sequence's lock: a thread recording into it or
+     * waiting on it (the device is idle, so a wait ends) finishes first.
+     */
+    void closeForManager() {
+        if (isClosed()) {
+            return;
+        }
+        drain();
+        synchronized (this) {
+            tracked.closeOnce();
+        }
+    }
+
+    /** Waits for this sequence's evaluation and for the submissions of others that wait on its semaphore. */
+    private void drain() {
         synchronized (this) {
             if (running) {
                 try {
@@ -917,9 +942,6 @@ public final class Sequence extends ManagedObject {
             } catch (RuntimeException e) {
                 LOG.warn("{}: waiting for {} before close failed: {}", this, ws[i], e.getMessage());
             }
-        }
-        synchronized (this) {
-            super.close();
         }
         if (interrupted) {
             Thread.currentThread().interrupt();

@@ -36,6 +36,7 @@ public final class Bench {
             case "transfers" -> new TransferSuite();
             case "graph" -> new GraphSuite();
             case "reduction" -> new ReductionSuite();
+            case "cuda" -> new io.jkompute.bench.internal.CudaSuite();
             case "chain" -> new ChainSuite();
             default -> throw new IllegalArgumentException("unknown suite " + name);
         };
@@ -60,6 +61,11 @@ public final class Bench {
                 try {
                     s.run(ctx, rec);
                 } catch (RuntimeException | OutOfMemoryError e) {
+                    if (io.jkompute.Shutdown.isStopping()) {
+                        // Ctrl-C or SIGTERM: the Manager refused the next submission on purpose; unwind, so the
+                        // Manager closes here on its own thread once what was submitted has completed
+                        throw e;
+                    }
                     rec.failed(e);
                 }
                 ctx.stepsTo(planned);

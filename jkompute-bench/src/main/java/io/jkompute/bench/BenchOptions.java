@@ -15,7 +15,7 @@ import java.util.Locale;
  */
 public record BenchOptions(List<String> suites, long[] sizes, boolean quick) {
     /** Every suite, in the order the report shows them. */
-    public static final List<String> SUITES = List.of("bandwidth", "latency", "throughput", "transfers", "graph", "reduction", "chain");
+    public static final List<String> SUITES = List.of("bandwidth", "latency", "throughput", "transfers", "graph", "reduction", "chain", "cuda");
     public static final long[] FULL_SIZES = {1L << 20, 4L << 20, 16L << 20, 64L << 20, 256L << 20, 1L << 30};
     public static final long[] QUICK_SIZES = {64L << 10, 256L << 10, 1L << 20};
 

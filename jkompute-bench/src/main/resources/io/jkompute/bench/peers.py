@@ -168,6 +168,151 @@ def dependent_adds(cp, torch, n, lengths, reps, warm, metric):
                 figure(metric % length, "PyTorch CUDA graph", 0, [t / length for t in t_graph])
 
 
+def figure_raw(metric, impl, bytes_, unit, samples):
+    out["figures"].append({"metric": metric, "impl": impl, "bytes": bytes_, "unit": unit, "samples": list(samples)})
+
+
+def gpu_time(xp_events, sync, body, reps, rounds):
+    """GPU ns per call: events around reps calls, rounds times (after one warm call)."""
+    body()
+    sync()
+    res = []
+    for _ in range(rounds):
+        a, b = xp_events()
+        a.record()
+        for _ in range(reps):
+            body()
+        b.record()
+        b.synchronize()
+        res.append(xp_events.elapsed(a, b) * 1e6 / reps)
+    return res
+
+
+def cuda_suite(cp, torch, sizes, gemms, quick):
+    """The cuda suite's work (CudaSuite): element-wise, sums, GEMM, op + sync; each result checked before timing."""
+    import numpy as np
+    reps, rounds = (3, 2) if quick else (10, 5)
+
+    def values(n, salt):
+        i = np.arange(n, dtype=np.int64)
+        return (((i * (31 + salt) + salt) % 1000) / 500.0 - 1.0).astype(np.float32)
+
+    class CpEvents:
+        def __call__(self):
+            return cp.cuda.Event(), cp.cuda.Event()
+
+        @staticmethod
+        def elapsed(a, b):
+            return cp.cuda.get_elapsed_time(a, b)
+
+    class TorchEvents:
+        def __call__(self):
+            return torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+
+        @staticmethod
+        def elapsed(a, b):
+            return a.elapsed_time(b)
+
+    def rate(ns, nbytes):
+        return [nbytes / t for t in ns]
+
+    def close(got, want, tol):
+        got = np.asarray(got, dtype=np.float64)
+        bad = np.nonzero(np.abs(got - want) > tol * np.maximum(1.0, np.abs(want)))[0]
+        return None if len(bad) == 0 else "element %d is %r, expected %r" % (bad[0], got[bad[0]], want[bad[0]])
+
+    if cp is not None:
+        saxpy_fused = cp.fuse()(lambda x, y: 2.0 * x + y)
+        five_fused = cp.fuse()(lambda x, y: cp.sqrt(cp.abs(cp.sin(2.0 * x + y))) * 0.5)
+    for nbytes in sizes:
+        n = nbytes // 4
+        hx, hy = values(n, 0), values(n, 7)
+        k = min(n, 1 << 20)
+        w_saxpy = 2.0 * hx[:k].astype(np.float64) + hy[:k]
+        w_five = np.sqrt(np.abs(np.sin((2.0 * hx[:k] + hy[:k]).astype(np.float32).astype(np.float64)))) * 0.5
+        if cp is not None:
+            x, y = cp.asarray(hx), cp.asarray(hy)
+            for name, f, want, metric, tol in (("CuPy", lambda: 2.0 * x + y, w_saxpy, "2x+y", 1e-6),
+                                               ("CuPy fuse", lambda: saxpy_fused(x, y), w_saxpy, "2x+y", 1e-6),
+                                               ("CuPy", lambda: cp.sqrt(cp.abs(cp.sin(2.0 * x + y))) * 0.5, w_five, "5-op", 2e-6),
+                                               ("CuPy fuse", lambda: five_fused(x, y), w_five, "5-op", 2e-6)):
+                r = f()
+                if check("%s %d B %s" % (metric, nbytes, name), close(cp.asnumpy(r[:k]), want, tol)):
+                    figure_raw(metric, name, nbytes, "GB/s", rate(gpu_time(CpEvents(), cp.cuda.Device().synchronize, f, reps, rounds), 3.0 * nbytes))
+                del r
+            # sums
+            ref = float(np.sum(hx.astype(np.float64)))
+            s = float(x.sum())
+            if check("sum all %d B CuPy" % nbytes, None if abs(s - ref) <= 1e-6 * n else "sum %r, expected %r" % (s, ref)):
+                figure_raw("sum all", "CuPy", nbytes, "GB/s", rate(gpu_time(CpEvents(), cp.cuda.Device().synchronize, lambda: x.sum(), reps, rounds), nbytes))
+            m = x.reshape(-1, 4096)
+            figure_raw("sum axis -1", "CuPy", nbytes, "GB/s", rate(gpu_time(CpEvents(), cp.cuda.Device().synchronize, lambda: m.sum(axis=-1), reps, rounds), nbytes))
+            figure_raw("sum axis 0", "CuPy", nbytes, "GB/s", rate(gpu_time(CpEvents(), cp.cuda.Device().synchronize, lambda: m.sum(axis=0), reps, rounds), nbytes))
+            del x, y, m
+            cp.get_default_memory_pool().free_all_blocks()
+        if torch is not None:
+            x, y = torch.from_numpy(hx).cuda(), torch.from_numpy(hy).cuda()
+            for name, f, want, metric, tol in (("PyTorch", lambda: torch.add(y, x, alpha=2.0), w_saxpy, "2x+y", 1e-6),
+                                               ("PyTorch", lambda: torch.sqrt(torch.abs(torch.sin(2.0 * x + y))) * 0.5, w_five, "5-op", 2e-6)):
+                r = f()
+                if check("%s %d B %s" % (metric, nbytes, name), close(r[:k].cpu().numpy(), want, tol)):
+                    figure_raw(metric, name, nbytes, "GB/s", rate(gpu_time(TorchEvents(), torch.cuda.synchronize, f, reps, rounds), 3.0 * nbytes))
+                del r
+            figure_raw("sum all", "PyTorch", nbytes, "GB/s", rate(gpu_time(TorchEvents(), torch.cuda.synchronize, lambda: x.sum(), reps, rounds), nbytes))
+            del x, y
+            torch.cuda.empty_cache()
+    for n in gemms:
+        flops = 2.0 * n * n * n
+        ha, hb = values(n * n, 1).reshape(n, n), values(n * n, 2).reshape(n, n)
+        want_row = ha[0].astype(np.float64) @ hb[:, :64].astype(np.float64)
+        if cp is not None:
+            a, b = cp.asarray(ha), cp.asarray(hb)
+            c = a @ b
+            if check("GEMM float32 %d CuPy" % n, close(cp.asnumpy(c[0, :64]), want_row, 1e-3 * n ** 0.5)):
+                ns = gpu_time(CpEvents(), cp.cuda.Device().synchronize, lambda: a @ b, 5, rounds)
+                figure_raw("GEMM float32", "CuPy", n, "TFLOP/s", [flops / t / 1e3 for t in ns])
+            try:
+                import ml_dtypes  # CuPy has bfloat16 only through ml_dtypes, where installed
+                ab, bb = a.astype(ml_dtypes.bfloat16), b.astype(ml_dtypes.bfloat16)
+                ab @ bb
+                ns = gpu_time(CpEvents(), cp.cuda.Device().synchronize, lambda: ab @ bb, 5, rounds)
+                figure_raw("GEMM bfloat16", "CuPy", n, "TFLOP/s", [flops / t / 1e3 for t in ns])
+                del ab, bb
+            except Exception as e:
+                out["notes"].append("CuPy bfloat16 GEMM not run: %s: %s" % (type(e).__name__, str(e).splitlines()[0] if str(e) else ""))
+            del a, b, c
+            cp.get_default_memory_pool().free_all_blocks()
+        if torch is not None:
+            torch.backends.cuda.matmul.allow_tf32 = False
+            a, b = torch.from_numpy(ha).cuda(), torch.from_numpy(hb).cuda()
+            c = a @ b
+            if check("GEMM float32 %d PyTorch" % n, close(c[0, :64].cpu().numpy(), want_row, 1e-3 * n ** 0.5)):
+                ns = gpu_time(TorchEvents(), torch.cuda.synchronize, lambda: a @ b, 5, rounds)
+                figure_raw("GEMM float32", "PyTorch", n, "TFLOP/s", [flops / t / 1e3 for t in ns])
+            ab, bb = a.bfloat16(), b.bfloat16()
+            ns = gpu_time(TorchEvents(), torch.cuda.synchronize, lambda: ab @ bb, 5, rounds)
+            figure_raw("GEMM bfloat16", "PyTorch", n, "TFLOP/s", [flops / t / 1e3 for t in ns])
+            del a, b, c, ab, bb
+            torch.cuda.empty_cache()
+    # one small op + synchronize, wall clock
+    lat_reps = 200 if quick else 5000
+    if cp is not None:
+        x = cp.zeros(1024, dtype=cp.float32)
+        dev = cp.cuda.Device()
+        if check("op + sync CuPy", None if float((x + 1.0)[1023]) == 1.0 else "x + 1 is wrong"):
+            def op():
+                x + 1.0
+                dev.synchronize()
+            figure_raw("op + sync", "CuPy", 4096, "µs", [t / 1e3 for t in wall(op, lat_reps // 10, lat_reps)])
+    if torch is not None:
+        x = torch.zeros(1024, dtype=torch.float32, device="cuda")
+
+        def op():
+            x + 1.0
+            torch.cuda.synchronize()
+        figure_raw("op + sync", "PyTorch", 4096, "µs", [t / 1e3 for t in wall(op, lat_reps // 10, lat_reps)])
+
+
 def main():
     args = sys.argv[1:]
     suite = args[0] if args else "latency"
@@ -184,6 +329,10 @@ def main():
     elif suite == "chain":
         dependent_adds(cp, torch, 10240 if quick else 1 << 20, [10, 100, 1000], 5 if quick else 200, 1 if quick else 20,
                        "per node, wall, chain of %d")
+    elif suite == "cuda":
+        sizes = [int(v) for v in args[args.index("--sizes") + 1].split(",")] if "--sizes" in args else [1 << 20]
+        gemms = [int(v) for v in args[args.index("--gemm") + 1].split(",")] if "--gemm" in args else [512]
+        cuda_suite(cp, torch, sizes, gemms, quick)
     else:
         out["notes"].append("peers.py has no suite " + suite)
     json.dump(out, sys.stdout)

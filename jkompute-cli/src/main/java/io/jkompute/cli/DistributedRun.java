@@ -42,7 +42,8 @@ final class DistributedRun {
             driverAddress = "";
         }
         if (!driverMode && !c.worker) {
-            return usage("--address, --worker-address, --fragments and --gpu-fallback go with --driver or --worker");
+            return usage("--address, --listen, --worker-address, --fragments and --gpu-fallback go with --driver or "
+                    + "--worker");
         }
         if (files.size() != 1) {
             return usage("a distributed run takes one app file (with a 'fragments:' document), got " + files);
@@ -58,6 +59,9 @@ final class DistributedRun {
         PrintStream errStream = new PrintStream(new WriterStream(err), true, StandardCharsets.UTF_8);
         PrintStream outStream = new PrintStream(new WriterStream(out), true, StandardCharsets.UTF_8);
         if (c.worker) {
+            if (c.listen != null) {
+                return usage("--listen is for --driver; a worker names the driver with --driver HOST[:PORT]");
+            }
             String target = driverAddress != null && !driverAddress.isEmpty() ? driverAddress : c.address;
             if (target == null || target.isEmpty()) {
                 return usage("--worker needs the driver's address: --driver HOST[:PORT] (or --address HOST[:PORT])");
@@ -72,9 +76,11 @@ final class DistributedRun {
         if (c.workerAddress != null) {
             return usage("--worker-address is for --worker");
         }
-        String bind = "0.0.0.0";
+
+        // nothing listens beyond this host unless the user names an address
+        String bind = "127.0.0.1";
         int port = FragmentWorker.DEFAULT_DRIVER_PORT;
-        String listen = driverAddress.isEmpty() ? c.address : driverAddress;
+        String listen = c.listen != null ? c.listen : driverAddress.isEmpty() ? c.address : driverAddress;
         if (listen != null && !listen.isEmpty()) {
             int colon = listen.lastIndexOf(':');
             try {
@@ -85,7 +91,7 @@ final class DistributedRun {
                     bind = listen;
                 }
             } catch (NumberFormatException e) {
-                return usage("--address must be HOST[:PORT], got " + listen);
+                return usage("--listen must be ADDRESS[:PORT], got " + listen);
             }
         }
         FragmentPlan plan;

@@ -4,7 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine.Spec;
 
 /**
  * The commands the {@code ./jkompute} launcher runs itself, since they need Maven, the JDK or the shell rather than
@@ -17,13 +19,16 @@ final class LauncherCommands {
 
     /** Base of the launcher's commands: run directly, they point at the launcher and fail as bad input. */
     abstract static class LauncherCommand implements Callable<Integer> {
+        @Spec
+        CommandSpec spec;
+
         @Parameters(arity = "0..*", paramLabel = "ARG", hidden = true)
         List<String> args = new ArrayList<>();
 
         @Override
         public Integer call() {
-            String name = getClass().getAnnotation(Command.class).name();
-            System.err.println("error: '" + name + "' is run by the ./jkompute launcher at the repository root: ./jkompute "
+            String name = spec.name();
+            spec.commandLine().getErr().println("error: '" + name + "' is run by the ./jkompute launcher at the repository root: ./jkompute "
                     + name + (args.isEmpty() ? "" : " " + String.join(" ", args)));
             return Main.BAD_INPUT;
         }

@@ -39,9 +39,14 @@ public final class Main {
 
     /** Runs the CLI without exiting the JVM; returns the exit code. */
     public static int run(String... args) {
+        return command().execute(args);
+    }
+
+    /** The command line with jkompute's error handling; help and errors go to its own writers. */
+    static CommandLine command() {
         CommandLine cli = new CommandLine(new Main());
         cli.setExecutionExceptionHandler(new UserErrorHandler());
         cli.setParameterExceptionHandler(new ShortUsageErrorHandler());
-        return cli.execute(args);
+        return cli;
     }
 }

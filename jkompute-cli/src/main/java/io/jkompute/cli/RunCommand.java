@@ -10,9 +10,7 @@ import java.io.PrintWriter;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
@@ -26,7 +24,7 @@ import picocli.CommandLine.Spec;
  */
 @Command(name = "run", description = "Run a GXF-style YAML graph app (later files override earlier ones).",
         footer = {"", "Distributed (an app with a 'fragments:' document):",
-            "  run app.yaml --driver [--address HOST[:PORT]] [--fragments a,b|all|none]",
+            "  run app.yaml --driver [--listen ADDRESS[:PORT]] [--fragments a,b|all|none]",
             "      coordinates the app; starts a worker JVM here for each of --fragments (default all) and waits",
             "      for --worker processes to run the others",
             "  run app.yaml --worker --driver HOST[:PORT] [--fragments a,b] [--worker-address HOST]",
@@ -56,8 +54,13 @@ final class RunCommand implements Callable<Integer> {
     boolean worker;
 
     @Option(names = "--address", paramLabel = "HOST[:PORT]",
-            description = "driver: where to listen (default 0.0.0.0:57777); worker: the driver's address")
+            description = "driver: where to listen, as --listen; worker: the driver's address")
     String address;
+
+    @Option(names = "--listen", paramLabel = "ADDRESS[:PORT]",
+            description = "driver: the address to listen on (default 127.0.0.1:57777, this host only; "
+                    + "0.0.0.0 for every interface)")
+    String listen;
 
     @Option(names = "--worker-address", paramLabel = "HOST",
             description = "worker: the address the driver and the other workers reach this host at")
@@ -79,7 +82,7 @@ final class RunCommand implements Callable<Integer> {
     public Integer call() throws IOException {
         PrintWriter out = spec.commandLine().getOut();
         PrintWriter err = spec.commandLine().getErr();
-        if (driver != null || worker || address != null || workerAddress != null || fragments != null
+        if (driver != null || worker || address != null || listen != null || workerAddress != null || fragments != null
                 || gpuFallback) {
             return new DistributedRun(this, out, err).call();
         }
@@ -98,16 +101,7 @@ final class RunCommand implements Callable<Integer> {
             err.println("error: " + e.getMessage());
             return 2;
         }
-        Thread onCtrlC = new Thread(() -> {
-            // let the graph stop its codelets before the JVM goes
-            graph.interrupt();
-            try {
-                graph.await(5, TimeUnit.SECONDS);
-            } catch (RuntimeException | InterruptedException ignored) {
-                // not started yet, or it failed: nothing more to wait for
-            }
-        }, "jkompute-run-interrupt");
-        Runtime.getRuntime().addShutdownHook(onCtrlC);
+        // Ctrl-C / SIGTERM: the graph run stops itself first (io.jkompute.Shutdown), then its devices close
         try (graph) {
             RunResult result;
             try {
@@ -117,12 +111,11 @@ final class RunCommand implements Callable<Integer> {
                 print(out, graph.statistics().toTable());
                 return 1;
             }
-            out.println("graph stopped: " + result.reason() + String.format(Locale.ROOT, " after %.3f ms",
-                    result.durationNs() / 1e6));
-            if (result.detail() != null && !result.detail().isEmpty()) {
-                out.println(result.detail());
+            if (io.jkompute.Shutdown.isStopping()) {
+                return StopSignal.report(err);
             }
             print(out, result.statistics().toTable());
+            out.println(StopSignal.ending(result));
             if (stats != null) {
                 // closed first: a UcxTransmitter closes once its receiver confirmed every message, so the links'
                 // delivered counts are exact
@@ -131,12 +124,6 @@ final class RunCommand implements Callable<Integer> {
                 out.println("statistics written to " + stats);
             }
             return 0;
-        } finally {
-            try {
-                Runtime.getRuntime().removeShutdownHook(onCtrlC);
-            } catch (IllegalStateException shuttingDown) {
-                // the JVM is exiting because of Ctrl-C; the hook interrupts the graph
-            }
         }
     }
 

@@ -13,6 +13,10 @@ import picocli.CommandLine.ParseResult;
 final class UserErrorHandler implements IExecutionExceptionHandler {
     @Override
     public int handleExecutionException(Exception e, CommandLine cli, ParseResult parsed) {
+        if (io.jkompute.Shutdown.isStopping()) {
+            // Ctrl-C or SIGTERM: the work was refused on purpose; the JVM exits with 130 or 143
+            return StopSignal.report(cli.getErr());
+        }
         if (e instanceof JkomputeException || e instanceof io.jkompute.cuda.CudaException || e instanceof IllegalArgumentException || e instanceof IllegalStateException
                 || e instanceof java.io.UncheckedIOException) {
             cli.getErr().println("error: " + e.getMessage());

@@ -84,9 +84,9 @@ class DistributedRunTest {
         // both ends of the one link, as the workers reported them after closing: exact counts and bytes
         assertEquals(List.of(
                         "{\"fragment\": \"tx\", \"component\": \"tx/out\", \"type\": \"UcxTransmitter\", \"link\": \"…\", "
-                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}",
+                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300, \"rejected\": 0}",
                         "{\"fragment\": \"rx\", \"component\": \"rx/in\", \"type\": \"UcxReceiver\", \"link\": \"…\", "
-                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"),
+                                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300, \"rejected\": 0}"),
                 links(stats), Files.readString(stats));
         List<String> fragments = r.out().stream().filter(l -> l.startsWith("fragment ")).toList();
         assertEquals(2, fragments.size(), r.all());
@@ -146,9 +146,9 @@ class DistributedRunTest {
         assertEquals(0, tx.code(), tx.all());
         assertEquals(0, rxResult[0].code(), rxResult[0].all());
         assertEquals(List.of("{\"component\": \"tx/signal\", \"type\": \"UcxTransmitter\", \"link\": \"…\", "
-                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"), links(txStats));
+                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300, \"rejected\": 0}"), links(txStats));
         assertEquals(List.of("{\"component\": \"rx/signal\", \"type\": \"UcxReceiver\", \"link\": \"…\", "
-                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300}"), links(rxStats));
+                + "\"sent\": 100, \"delivered\": 100, \"dropped\": 0, \"bytes\": 5300, \"rejected\": 0}"), links(rxStats));
     }
 
     static Stream<Arguments> badFlags() {
@@ -165,15 +165,19 @@ class DistributedRunTest {
                 Arguments.of(List.of("run", PING, "--worker", "--driver", "127.0.0.1:57777", "--gpu-fallback"),
                         "error: --gpu-fallback is the driver's choice; pass it to the driver"),
                 Arguments.of(List.of("run", PING, "--driver", "--address", "127.0.0.1:xyz"),
-                        "error: --address must be HOST[:PORT], got 127.0.0.1:xyz"),
+                        "error: --listen must be ADDRESS[:PORT], got 127.0.0.1:xyz"),
+                Arguments.of(List.of("run", PING, "--driver", "--listen", "127.0.0.1:xyz"),
+                        "error: --listen must be ADDRESS[:PORT], got 127.0.0.1:xyz"),
+                Arguments.of(List.of("run", PING, "--worker", "--driver", "127.0.0.1:57777", "--listen", "0.0.0.0"),
+                        "error: --listen is for --driver; a worker names the driver with --driver HOST[:PORT]"),
                 Arguments.of(List.of("run", PING, PING, "--driver"),
                         "error: a distributed run takes one app file (with a 'fragments:' document), got [" + PING
                                 + ", " + PING + "]"),
                 Arguments.of(List.of("run", "../apps/distributed/no-such-app.yaml", "--driver"),
                         "error: no app file ../apps/distributed/no-such-app.yaml"),
                 Arguments.of(List.of("run", PING, "--address", "127.0.0.1"),
-                        "error: --address, --worker-address, --fragments and --gpu-fallback go with --driver or"
-                                + " --worker"));
+                        "error: --address, --listen, --worker-address, --fragments and --gpu-fallback go with "
+                                + "--driver or --worker"));
     }
 
     @ParameterizedTest

@@ -103,15 +103,63 @@ public final class Cuda {
     }
 
     /**
-     * PyGPU-style {@code cudaSetDevice}: returns the driver's result instead of throwing on a driver error
-     * (argument errors and a missing driver still throw).
+     * PyGPU-style {@code cudaSetDevice}: returns the result as a value and never throws for a device error. An index
+     * that names no device gives {@code CUDA_ERROR_INVALID_DEVICE} (101), as {@code cudaSetDevice} does; with no
+     * driver at all, {@code CUDA_ERROR_NO_DEVICE} (100).
      */
     public static CudaError trySetDevice(int device) {
-        checkDevice(device);
-        int rc = Driver.ctxSetCurrent(context(device));
+        int n;
+        try {
+            n = deviceCount();
+        } catch (CudaUnavailableException e) {
+            return record(CUDA_ERROR_NO_DEVICE);
+        }
+        if (n == 0) return record(CUDA_ERROR_NO_DEVICE);
+        if (device < 0 || device >= n) return record(CUDA_ERROR_INVALID_DEVICE);
+        int rc;
+        try {
+            rc = Driver.ctxSetCurrent(context(device));
+        } catch (CudaException e) {
+            return e.error();
+        }
         CudaError err = record(rc);
         if (rc == 0) CURRENT.get()[0] = device;
         return err;
+    }
+
+    private static final int CUDA_ERROR_NO_DEVICE = 100, CUDA_ERROR_INVALID_DEVICE = 101;
+
+    /** PyGPU-style {@code cudaGetDevice}: {@code (device, error)}. */
+    public static CudaResult<Integer> tryGetDevice() {
+        try {
+            return CudaResult.of(getDevice(), record(0));
+        } catch (CudaUnavailableException e) {
+            return CudaResult.failed(record(CUDA_ERROR_NO_DEVICE));
+        }
+    }
+
+    /** PyGPU-style {@code cudaGetDeviceCount}: {@code (count, error)}; no driver gives {@code CUDA_ERROR_NO_DEVICE}. */
+    public static CudaResult<Integer> tryDeviceCount() {
+        try {
+            int n = deviceCount();
+            return n == 0 ? CudaResult.of(0, record(CUDA_ERROR_NO_DEVICE)) : CudaResult.of(n, record(0));
+        } catch (CudaUnavailableException e) {
+            return CudaResult.failed(record(CUDA_ERROR_NO_DEVICE));
+        } catch (CudaException e) {
+            return CudaResult.failed(e.error());
+        }
+    }
+
+    /** PyGPU-style {@code cudaDeviceSynchronize}: the result as a value (a sticky kernel error shows here). */
+    public static CudaError trySynchronize() {
+        try {
+            synchronize();
+            return CudaError.SUCCESS;
+        } catch (CudaUnavailableException e) {
+            return record(CUDA_ERROR_NO_DEVICE);
+        } catch (CudaException e) {
+            return e.error();
+        }
     }
 
     /** The calling thread's device (0 until {@link #setDevice(int)} is called on this thread). */

@@ -30,7 +30,11 @@ public record CudaError(int code, String name, String description) {
 
     private static CudaError lookup(int code) {
         if (Driver.unavailableReason() != null) {
-            return new CudaError(code, "CUDA_ERROR_" + code, "unknown (driver not loaded)");
+            return switch (code) {
+                case 100 -> new CudaError(code, "CUDA_ERROR_NO_DEVICE", "no CUDA-capable device is detected");
+                case 101 -> new CudaError(code, "CUDA_ERROR_INVALID_DEVICE", "invalid device ordinal");
+                default -> new CudaError(code, "CUDA_ERROR_" + code, "unknown (driver not loaded)");
+            };
         }
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ValueLayout.ADDRESS);

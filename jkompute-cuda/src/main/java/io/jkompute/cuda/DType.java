@@ -22,7 +22,11 @@ public enum DType {
     FLOAT32(4, 2, 32, float[].class),
     FLOAT64(8, 2, 64, double[].class),
     COMPLEX64(8, 5, 64, float[].class),
-    COMPLEX128(16, 5, 128, double[].class);
+    COMPLEX128(16, 5, 128, double[].class),
+    /** numpy's {@code bool_}: one byte, 0 or 1 (DLPack kDLBool). */
+    BOOL(1, 6, 8, byte[].class),
+    /** bfloat16 (DLPack kDLBfloat): the top half of a float32; carried as {@code short[]} bits. */
+    BFLOAT16(2, 4, 16, short[].class);
 
     private final int byteSize;
     private final int dlpackCode;
@@ -58,7 +62,22 @@ public enum DType {
 
     /** Whether this is a real or complex floating-point type. */
     public boolean isFloatingPoint() {
-        return dlpackCode == 2 || dlpackCode == 5;
+        return dlpackCode == 2 || dlpackCode == 5 || dlpackCode == 4;
+    }
+
+    /** Whether this is a signed or unsigned integer type (not bool). */
+    public boolean isInteger() {
+        return dlpackCode == 0 || dlpackCode == 1;
+    }
+
+    /** Whether this is an unsigned integer type. */
+    public boolean isUnsigned() {
+        return dlpackCode == 1;
+    }
+
+    /** Whether this is numpy's bool. */
+    public boolean isBool() {
+        return this == BOOL;
     }
 
     /** DLPack's {@code DLDataTypeCode} (kDLInt 0, kDLUInt 1, kDLFloat 2, kDLComplex 5). */

@@ -103,6 +103,43 @@ public final class Event implements AutoCloseable {
         }
     }
 
+    /**
+     * PyGPU-style {@code cudaEventElapsedTime}: the milliseconds and the driver's result as a value, never an
+     * exception for a driver error. A never-recorded event gives {@code CUDA_ERROR_INVALID_HANDLE} (as the driver
+     * reports it), an unfinished one {@code CUDA_ERROR_NOT_READY}; a closed event {@code CUDA_ERROR_INVALID_HANDLE}.
+     */
+    public CudaResult<Float> tryElapsedMillisSince(Event start) {
+        if (closed || start.closed) return CudaResult.failed(Cuda.record(CUDA_ERROR_INVALID_HANDLE));
+        try (Arena arena = Arena.ofConfined()) {
+            MemorySegment out = arena.allocate(JAVA_FLOAT);
+            MemorySegment s = start.handle;
+            Cuda.bind(ctx);
+            int rc = Driver.eventElapsedTime(out, s, handle);
+            CudaError err = Cuda.record(rc);
+            return rc == 0 ? CudaResult.of(out.get(JAVA_FLOAT, 0), err) : CudaResult.failed(err);
+        }
+    }
+
+    private static final int CUDA_ERROR_INVALID_HANDLE = 400;
+
+    /** PyGPU-style {@code cudaEventRecord}: the driver's result as a value. */
+    public CudaError tryRecord(Stream stream) {
+        if (closed || stream.device() != device) return Cuda.record(CUDA_ERROR_INVALID_HANDLE);
+        try {
+            record(stream);
+            return CudaError.SUCCESS;
+        } catch (CudaException e) {
+            return e.error();
+        }
+    }
+
+    /** PyGPU-style {@code cudaEventSynchronize}: the driver's result as a value. */
+    public CudaError trySynchronize() {
+        if (closed) return Cuda.record(CUDA_ERROR_INVALID_HANDLE);
+        Cuda.bind(ctx);
+        return Cuda.record(Driver.eventSynchronize(handle));
+    }
+
     /** The raw {@code CUevent} address, for other CUDA libraries. */
     public long handle() {
         return handle.address();

@@ -12,6 +12,7 @@ import static java.lang.foreign.ValueLayout.JAVA_SHORT_UNALIGNED;
 import io.jkompute.cuda.internal.ArrayLayout;
 import io.jkompute.cuda.internal.DLPack;
 import io.jkompute.cuda.internal.Driver;
+import io.jkompute.cuda.internal.ReductionKernel;
 import java.lang.foreign.Arena;
 import java.lang.foreign.FunctionDescriptor;
 import java.lang.foreign.Linker;
@@ -35,7 +36,7 @@ import org.slf4j.LoggerFactory;
  * unusable then. Closing a view does nothing.
  */
 @SuppressWarnings("restricted") // FFM: binding native code is this class's purpose
-public final class GpuArray implements AutoCloseable {
+public final class GpuArray implements AutoCloseable, ArrayLike {
     private final DeviceMemory memory;
     private final DType dtype;
     private final ArrayLayout layout;
@@ -50,8 +51,42 @@ public final class GpuArray implements AutoCloseable {
 
     /** A new array of {@code shape} and {@code dtype} on the calling thread's device, contents undefined. */
     public GpuArray(long[] shape, DType dtype) {
-        this(DeviceMemory.allocate(Math.max(1, Math.multiplyExact(ArrayLayout.contiguous(shape).size(), dtype.byteSize()))),
-                dtype, ArrayLayout.contiguous(shape), true);
+        this(shape, dtype, 'C');
+    }
+
+    /** A new array in {@code order} ('C' row-major or 'F' column-major), contents undefined. */
+    public GpuArray(long[] shape, DType dtype, char order) {
+        this(DeviceMemory.allocate(Math.max(1, Math.multiplyExact(ArrayLayout.of(order, shape).size(), dtype.byteSize()))),
+                dtype, ArrayLayout.of(order, shape), true);
+    }
+
+    /** A result array from the memory pool on {@code device} (array math's outputs). */
+    static GpuArray pooled(int device, DType dtype, long[] shape, char order) {
+        ArrayLayout l = ArrayLayout.of(order, shape);
+        long bytes = Math.max(1, Math.multiplyExact(l.size(), dtype.byteSize()));
+        return onDevice(device, () -> new GpuArray(MemoryPool.allocate(bytes), dtype, l, true));
+    }
+
+    static GpuArray pooled(int device, DType dtype, long[] shape) {
+        return pooled(device, dtype, shape, 'C');
+    }
+
+    /** Runs {@code make} with {@code device} as the calling thread's device. */
+    static <T> T onDevice(int device, Supplier<T> make) {
+        int before = Cuda.getDevice();
+        if (before == device) return make.get();
+        Cuda.setDevice(device);
+        try {
+            return make.get();
+        } finally {
+            Cuda.setDevice(before);
+        }
+    }
+
+    private static final ConcurrentHashMap<Integer, Integer> SMS = new ConcurrentHashMap<>();
+
+    static int multiprocessors(int device) {
+        return SMS.computeIfAbsent(device, d -> Cuda.device(d).multiprocessorCount());
     }
 
     /** An array that owns {@code memory} (imported or mapped memory), C-contiguous from its start. */
@@ -73,6 +108,49 @@ public final class GpuArray implements AutoCloseable {
         GpuArray a = new GpuArray(shape, dtype);
         a.memory.memset((byte) 0);
         return a;
+    }
+
+    /** A new array of {@code shape} in {@code order} ('C' or 'F') filled with zeros. */
+    public static GpuArray zeros(DType dtype, char order, long... shape) {
+        GpuArray a = new GpuArray(shape, dtype, order);
+        a.memory.memset((byte) 0);
+        return a;
+    }
+
+    /** numpy's {@code zeros_like}: zeros of this array's shape and dtype (C order, or F when this is F-contiguous only). */
+    public GpuArray zerosLike() {
+        char order = !isContiguous() && layout.isFortranContiguous() ? 'F' : 'C';
+        return onDevice(device(), () -> zeros(dtype, order, layout.shape()));
+    }
+
+    /** numpy's {@code empty_like}. */
+    public GpuArray emptyLike() {
+        char order = !isContiguous() && layout.isFortranContiguous() ? 'F' : 'C';
+        return onDevice(device(), () -> new GpuArray(layout.shape(), dtype, order));
+    }
+
+    /** numpy's {@code arange(start, stop, step)} as {@code dtype}: {@code ceil((stop - start) / step)} elements. */
+    public static GpuArray arange(double start, double stop, double step, DType dtype) {
+        if (step == 0 || Double.isNaN(step)) throw new IllegalArgumentException("arange step must be non-zero");
+        long n = Math.max(0, (long) Math.ceil((stop - start) / step));
+        return ArrayMath.ramp(n, start, step, dtype);
+    }
+
+    /** numpy's {@code arange(stop)}: int64 0, 1, ..., stop-1. */
+    public static GpuArray arange(long stop) {
+        return ArrayMath.ramp(Math.max(0, stop), 0, 1, DType.INT64);
+    }
+
+    /** numpy's {@code linspace(start, stop, num, endpoint=True)} as float64. */
+    public static GpuArray linspace(double start, double stop, long num) {
+        return linspace(start, stop, num, DType.FLOAT64);
+    }
+
+    /** numpy's {@code linspace(start, stop, num)} as {@code dtype} (computed in float64, then converted). */
+    public static GpuArray linspace(double start, double stop, long num, DType dtype) {
+        if (num < 0) throw new IllegalArgumentException("number of samples, " + num + ", must be non-negative");
+        double step = num > 1 ? (stop - start) / (num - 1) : 0;
+        return ArrayMath.linspace(num, start, stop, step, dtype);
     }
 
     /** Sends {@code data} to the device as float32, shaped {@code shape} (1-D when omitted). */
@@ -221,6 +299,80 @@ public final class GpuArray implements AutoCloseable {
         return layout.isContiguous();
     }
 
+    /** Whether the elements are dense in Fortran (column-major) order. */
+    public boolean isFortranContiguous() {
+        return layout.isFortranContiguous();
+    }
+
+    ArrayLayout layout() {
+        return layout;
+    }
+
+    DeviceMemory memory() {
+        return memory;
+    }
+
+    /** Whether this array and {@code other} are views of the same memory. */
+    boolean sharesMemory(GpuArray other) {
+        return memory == other.memory;
+    }
+
+    @Override
+    public Expr expr() {
+        memory.checkOpen();
+        return Expr.of(this);
+    }
+
+    /** Writes {@code e}'s result into this array (numpy's {@code a[...] = e}; e.g. {@code a.assign(a.mul(2))}). */
+    public GpuArray assign(ArrayLike e) {
+        e.expr().evalInto(this);
+        return this;
+    }
+
+    /** In place {@code a += b}. */
+    public GpuArray iadd(ArrayLike b) {
+        return assign(add(b));
+    }
+
+    /** In place {@code a *= b}. */
+    public GpuArray imul(ArrayLike b) {
+        return assign(mul(b));
+    }
+
+    /** In place {@code a *= s}. */
+    public GpuArray imul(double s) {
+        return assign(mul(s));
+    }
+
+    /**
+     * numpy's {@code __cuda_array_interface__} (version 3) for this array, as the dict's entries: {@code shape},
+     * {@code typestr} (e.g. {@code "<f4"}), {@code data} ({@code [pointer, readOnly]}), {@code strides} (bytes; null
+     * when C-contiguous), {@code version}, {@code stream} ({@code 1}: the legacy default stream, which orders the
+     * consumer after work queued here).
+     */
+    public java.util.Map<String, Object> cudaArrayInterface() {
+        memory.checkOpen();
+        java.util.LinkedHashMap<String, Object> m = new java.util.LinkedHashMap<>();
+        m.put("shape", java.util.Arrays.stream(shape()).boxed().toList());
+        m.put("typestr", typestr(dtype));
+        m.put("data", java.util.List.of(ptr(), false));
+        m.put("strides", isContiguous() ? null : java.util.Arrays.stream(strides()).boxed().toList());
+        m.put("version", 3);
+        m.put("stream", 1L);
+        return m;
+    }
+
+    /** numpy's array-interface type string of {@code t} (little-endian). */
+    static String typestr(DType t) {
+        return switch (t) {
+            case BOOL -> "|b1";
+            case INT8 -> "|i1";
+            case UINT8 -> "|u1";
+            case BFLOAT16 -> "<V2"; // numpy has no bfloat16: an opaque 2-byte type, as CuPy and PyTorch describe it
+            default -> "<" + (t.isComplex() ? "c" : t.isFloatingPoint() ? "f" : t.isUnsigned() ? "u" : "i") + t.byteSize();
+        };
+    }
+
     /** Whether this array is a view on memory another array owns. */
     public boolean isView() {
         return !owner;
@@ -253,10 +405,81 @@ public final class GpuArray implements AutoCloseable {
         return view(l);
     }
 
-    /** The same elements in a new shape (one dimension may be -1); a view, so the array must be contiguous. */
+    /**
+     * The same elements in a new shape (one dimension may be -1), read in C order: a view when the strides allow it
+     * (always for a contiguous array), else a new C-contiguous copy, as numpy and CuPy do. {@link #isView()} tells
+     * which.
+     */
     public GpuArray reshape(long... shape) {
+        return reshape('C', shape);
+    }
+
+    /**
+     * numpy's {@code reshape(shape, order)}: elements read and placed in {@code order} ('C' or 'F'); a view when
+     * possible, else a copy in that order.
+     */
+    public GpuArray reshape(char order, long... shape) {
         memory.checkOpen();
-        return view(layout.reshape(shape));
+        ArrayLayout v = layout.reshapeView(order, shape);
+        if (v != null) return view(v);
+        long[] s = layout.resolveShape(shape);
+        try (GpuArray c = copy(order)) {
+            ArrayLayout l = c.layout.reshapeView(order, s);
+            // the copy owns its memory: hand it over to a new owner of the reshaped layout
+            return c.transfer(l);
+        }
+    }
+
+    /** Moves ownership of this array's memory to a new array of layout {@code l}; this one becomes a view. */
+    private GpuArray transfer(ArrayLayout l) {
+        GpuArray a = new GpuArray(memory, dtype, l, true);
+        transferred = true;
+        return a;
+    }
+
+    private boolean transferred;
+
+    /** numpy's {@code transpose()}: the axes reversed, a view ({@code a.T}). */
+    public GpuArray transpose() {
+        memory.checkOpen();
+        return view(layout.transpose());
+    }
+
+    /** numpy's {@code transpose(axes)}: a view with the axes permuted. */
+    public GpuArray transpose(int... axes) {
+        memory.checkOpen();
+        return view(layout.permute(axes));
+    }
+
+    /** numpy's {@code broadcast_to}: a read-only-in-spirit view with stride-0 dimensions. */
+    public GpuArray broadcastTo(long... shape) {
+        memory.checkOpen();
+        return view(layout.broadcastTo(shape));
+    }
+
+    /**
+     * numpy's {@code a.view(dtype).reshape(shape)} for a contiguous array: the bytes from this array's first element
+     * seen as a C-contiguous array of {@code dtype} and {@code shape}, sharing the memory (a view: closing it does
+     * nothing). The new array must fit in the bytes this array covers, and its first element must be aligned for
+     * {@code dtype}. E.g. a float32 tensor over the start of a pooled uint8 block.
+     */
+    public GpuArray view(DType dtype, long... shape) {
+        memory.checkOpen();
+        if (!layout.isContiguous()) {
+            throw new IllegalArgumentException("view(dtype, shape) needs a contiguous array; this one has strides "
+                    + Arrays.toString(strides()));
+        }
+        long startByte = layout.offset() * this.dtype.byteSize();
+        if (startByte % dtype.byteSize() != 0) {
+            throw new IllegalArgumentException("the array starts at byte " + startByte + ", not aligned for " + dtype);
+        }
+        ArrayLayout l = ArrayLayout.contiguous(shape);
+        long bytes = Math.multiplyExact(l.size(), dtype.byteSize());
+        if (bytes > nbytes()) {
+            throw new IllegalArgumentException(dtype + " " + Arrays.toString(shape) + " needs " + bytes
+                    + " bytes; the array has " + nbytes());
+        }
+        return new GpuArray(memory, dtype, new ArrayLayout(l.shape(), l.strides(), startByte / dtype.byteSize()), false);
     }
 
     private GpuArray view(ArrayLayout l) {
@@ -265,9 +488,14 @@ public final class GpuArray implements AutoCloseable {
 
     // ---- data movement ------------------------------------------------------------------------------------
 
-    /** A new contiguous array with a copy of these elements, made on the device. */
+    /** A new C-contiguous array with a copy of these elements, made on the device. */
     public GpuArray copy() {
-        GpuArray dst = withCurrentDevice(() -> new GpuArray(layout.shape(), dtype));
+        return copy('C');
+    }
+
+    /** A new array in {@code order} ('C' or 'F') with a copy of these elements, made on the device. */
+    public GpuArray copy(char order) {
+        GpuArray dst = withCurrentDevice(() -> new GpuArray(layout.shape(), dtype, order));
         try {
             dst.copyFrom(this);
             return dst;
@@ -295,6 +523,13 @@ public final class GpuArray implements AutoCloseable {
             throw new IllegalArgumentException("shape differs: " + Arrays.toString(src.shape()) + " into " + Arrays.toString(shape()));
         }
         src.memory.checkOpen();
+        if (!src.layout.hasPositiveStrides() || !layout.hasPositiveStrides()) {
+            // negative or zero strides: 2D copies cannot express them, a generated copy kernel can
+            src.expr().evalInto(this);
+            memory.bind();
+            Cuda.check(Driver.ctxSynchronize(), "cuCtxSynchronize");
+            return;
+        }
         ArrayLayout.CopyPlan plan = ArrayLayout.copyPlan(src.layout, layout, dtype.byteSize());
         long sBase = src.memory.address(), dBase = memory.address();
         if (plan.count() == 1 && plan.height() == 1) {
@@ -429,6 +664,11 @@ public final class GpuArray implements AutoCloseable {
         return fill(element(dtype, value, 0));
     }
 
+    /** Sets every element to {@code value}, a boolean for a bool array (1 or 0 for numbers). */
+    public GpuArray fill(boolean value) {
+        return fill(value ? 1L : 0L);
+    }
+
     /** Sets every element to the integer {@code value} (converted to the dtype). */
     public GpuArray fill(long value) {
         if (dtype.isFloatingPoint()) return fill((double) value);
@@ -489,6 +729,8 @@ public final class GpuArray implements AutoCloseable {
         MemorySegment m = MemorySegment.ofArray(new long[2]).asSlice(0, dtype.byteSize());
         switch (dtype) {
             case FLOAT16 -> m.set(JAVA_SHORT_UNALIGNED, 0, Float.floatToFloat16((float) re));
+            case BFLOAT16 -> m.set(JAVA_SHORT_UNALIGNED, 0, (short) io.jkompute.cuda.internal.ElementwiseKernel.bf16Bits((float) re));
+            case BOOL -> m.set(JAVA_BYTE, 0, (byte) (re != 0 ? 1 : 0));
             case FLOAT32 -> m.set(JAVA_FLOAT, 0, (float) re);
             case FLOAT64 -> m.set(JAVA_DOUBLE, 0, re);
             case COMPLEX64 -> {
@@ -503,14 +745,20 @@ public final class GpuArray implements AutoCloseable {
                 if (re != Math.rint(re) || Double.isInfinite(re)) {
                     throw new IllegalArgumentException(re + " is not an integer; " + dtype + " needs fill(long)");
                 }
+                // (long) saturates at 2^63 - 1: a uint64 value of 2^63 or more is converted through its unsigned bits
+                if (dtype == DType.UINT64 && re >= 0x1p63) {
+                    if (re >= 0x1p64) throw new IllegalArgumentException(re + " is out of range for uint64");
+                    return element(dtype, (long) (re - 0x1p63) ^ Long.MIN_VALUE);
+                }
                 return element(dtype, (long) re);
             }
         }
         return m;
     }
 
-    /** One element of integer {@code dtype} holding the low bits of {@code v}. */
+    /** One element of integer {@code dtype} holding the low bits of {@code v} (bool: 1 for any non-zero). */
     static MemorySegment element(DType dtype, long v) {
+        if (dtype == DType.BOOL) v = v != 0 ? 1 : 0;
         MemorySegment m = MemorySegment.ofArray(new long[1]).asSlice(0, dtype.byteSize());
         switch (dtype.byteSize()) {
             case 1 -> m.set(JAVA_BYTE, 0, (byte) v);
@@ -523,6 +771,119 @@ public final class GpuArray implements AutoCloseable {
 
     private void requireContiguous(String what) {
         if (!isContiguous()) throw new IllegalStateException(what + " needs a contiguous array; copy() the view first");
+    }
+
+    // ---- reductions, products, joins -----------------------------------------------------------------------
+
+    /** Sum over all elements (numpy's accumulator: small integers sum as int64/uint64). A 0-d array. */
+    public GpuArray sum(int... axes) {
+        return reduce(ReductionKernel.Op.SUM, axes, false);
+    }
+
+    /** Sum along {@code axes} keeping them as size-1 dimensions ({@code keepdims=True}). */
+    public GpuArray sumKeepDims(int... axes) {
+        return reduce(ReductionKernel.Op.SUM, axes, true);
+    }
+
+    public GpuArray prod(int... axes) {
+        return reduce(ReductionKernel.Op.PROD, axes, false);
+    }
+
+    /** Mean along {@code axes} (all when none): float64 for integer input, as numpy. */
+    public GpuArray mean(int... axes) {
+        return reduce(ReductionKernel.Op.MEAN, axes, false);
+    }
+
+    /** Minimum along {@code axes} (NaN propagates); throws for an empty reduction, as numpy. */
+    public GpuArray min(int... axes) {
+        return reduce(ReductionKernel.Op.MIN, axes, false);
+    }
+
+    public GpuArray max(int... axes) {
+        return reduce(ReductionKernel.Op.MAX, axes, false);
+    }
+
+    /** Index of the first minimum over the flattened array (no axis) or along one axis; int64. */
+    public GpuArray argmin(int... axis) {
+        return reduce(ReductionKernel.Op.ARGMIN, axis, false);
+    }
+
+    public GpuArray argmax(int... axis) {
+        return reduce(ReductionKernel.Op.ARGMAX, axis, false);
+    }
+
+    public GpuArray any(int... axes) {
+        return reduce(ReductionKernel.Op.ANY, axes, false);
+    }
+
+    public GpuArray all(int... axes) {
+        return reduce(ReductionKernel.Op.ALL, axes, false);
+    }
+
+    /** Any reduction on {@code stream} (null: default stream), optionally keeping reduced axes. */
+    public GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
+        memory.checkOpen();
+        return ArrayMath.reduce(this, op, axes, keepDims, stream);
+    }
+
+    private GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims) {
+        return reduce(op, axes, keepDims, null);
+    }
+
+    /** numpy's {@code matmul} ({@code a @ b}) through cuBLAS: 1-D operands as vectors, leading dimensions batched. */
+    public GpuArray matmul(GpuArray b) {
+        return matmul(b, null);
+    }
+
+    /** {@link #matmul(GpuArray)} queued on {@code stream}. */
+    public GpuArray matmul(GpuArray b, Stream stream) {
+        memory.checkOpen();
+        b.memory.checkOpen();
+        if (b.device() != device()) throw new IllegalArgumentException("matmul operands on devices " + device() + " and " + b.device());
+        return Matmul.matmul(this, b, stream);
+    }
+
+    /** numpy's {@code dot} for 1-D and 2-D operands (the same as {@link #matmul} there). */
+    public GpuArray dot(GpuArray b) {
+        if (ndim() > 2 || b.ndim() > 2) throw new UnsupportedOperationException("dot of arrays with more than 2 dimensions; use matmul");
+        return matmul(b);
+    }
+
+    /** numpy's {@code concatenate(arrays, axis)}. */
+    public static GpuArray concatenate(int axis, GpuArray... arrays) {
+        return ArrayMath.concatenate(axis, arrays);
+    }
+
+    /** numpy's {@code astype} evaluated at once into a new array. */
+    public GpuArray astypeArray(DType t) {
+        return astype(t).eval();
+    }
+
+    /** The single element of a size-1 array, as a double (a device-to-host copy: it waits for the GPU). */
+    public double item() {
+        if (size() != 1) throw new IllegalStateException("only size-1 arrays can be converted to a scalar, not size " + size());
+        MemorySegment m = MemorySegment.ofArray(new long[2]).asSlice(0, dtype.byteSize());
+        get(m);
+        return switch (dtype) {
+            case BOOL, UINT8 -> Byte.toUnsignedInt(m.get(JAVA_BYTE, 0));
+            case INT8 -> m.get(JAVA_BYTE, 0);
+            case INT16 -> m.get(JAVA_SHORT_UNALIGNED, 0);
+            case UINT16 -> Short.toUnsignedInt(m.get(JAVA_SHORT_UNALIGNED, 0));
+            case INT32 -> m.get(JAVA_INT, 0);
+            case UINT32 -> Integer.toUnsignedLong(m.get(JAVA_INT, 0));
+            case INT64 -> m.get(JAVA_LONG, 0);
+            case UINT64 -> { long v = m.get(JAVA_LONG, 0); yield v >= 0 ? v : (double) (v >>> 1) * 2 + (v & 1); }
+            case FLOAT16 -> Float.float16ToFloat(m.get(JAVA_SHORT_UNALIGNED, 0));
+            case BFLOAT16 -> Float.intBitsToFloat(Short.toUnsignedInt(m.get(JAVA_SHORT_UNALIGNED, 0)) << 16);
+            case FLOAT32 -> m.get(JAVA_FLOAT, 0);
+            case FLOAT64 -> m.get(JAVA_DOUBLE, 0);
+            default -> throw new UnsupportedOperationException("item() of " + dtype);
+        };
+    }
+
+    /** Makes a new owner of this array's memory with {@code view}'s layout; this array stops owning it. */
+    GpuArray handOver(GpuArray view) {
+        return transfer(view.layout);
     }
 
     // ---- DLPack -------------------------------------------------------------------------------------------
@@ -599,13 +960,20 @@ public final class GpuArray implements AutoCloseable {
         if (t.byteOffset() % dtype.byteSize() != 0) {
             throw new IllegalArgumentException("DLPack byte_offset " + t.byteOffset() + " is not a multiple of the element size " + dtype.byteSize());
         }
-        ArrayLayout layout = new ArrayLayout(t.shape(), t.strides(), t.byteOffset() / dtype.byteSize());
+        // a producer's negative strides reach below its data pointer: our memory starts at the lowest element
+        long first = t.byteOffset() / dtype.byteSize(), low = 0;
+        long[] tsh = t.shape(), tst = t.strides();
+        boolean empty = false;
+        for (long d : tsh) if (d == 0) empty = true;
+        if (!empty) for (int i = 0; i < tsh.length; i++) if (tst[i] < 0) low += (tsh[i] - 1) * tst[i];
+        long shift = Math.min(0, first + low); // elements below data: move the base down
+        ArrayLayout layout = new ArrayLayout(tsh, tst, first - shift);
         Cuda.checkDevice(t.deviceId());
         Cuda.context(t.deviceId());
         MemorySegment deleter = DLPack.deleter(managedTensor);
         MemorySegment managed = MemorySegment.ofAddress(managedTensor.address());
         long bytes = Math.max(1, layout.extent() * dtype.byteSize());
-        DeviceMemory mem = DeviceMemory.foreign(t.deviceId(), t.data(), bytes, "DLPack tensor " + Arrays.toString(t.shape()), () -> {
+        DeviceMemory mem = DeviceMemory.foreign(t.deviceId(), t.data() + shift * dtype.byteSize(), bytes, "DLPack tensor " + Arrays.toString(t.shape()), () -> {
             if (deleter.equals(MemorySegment.NULL)) return;
             try {
                 Deleter.CALL_FOREIGN.invokeExact(deleter, managed);
@@ -619,7 +987,7 @@ public final class GpuArray implements AutoCloseable {
     /** Frees the memory if this array allocated it (once no DLPack export uses it); for a view, does nothing. */
     @Override
     public void close() {
-        if (owner) memory.close();
+        if (owner && !transferred) memory.close();
     }
 
     @Override

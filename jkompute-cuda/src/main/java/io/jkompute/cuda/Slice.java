@@ -4,7 +4,7 @@ import io.jkompute.cuda.internal.ArrayLayout;
 
 /**
  * One entry of a numpy-style index for {@link GpuArray#slice(Slice...)}: a range {@code start:stop:step} (Python
- * rules: negative bounds count from the end, bounds are clipped, step is positive) or a single index, which drops
+ * rules: negative bounds count from the end, bounds are clipped, a negative step walks backwards: {@code every(-1)} is {@code [::-1]}) or a single index, which drops
  * the dimension.
  */
 public final class Slice {
@@ -16,7 +16,7 @@ public final class Slice {
     final boolean single;
 
     private Slice(long start, long stop, long step, boolean single) {
-        if (step <= 0) throw new IllegalArgumentException("slice step must be positive, was " + step);
+        if (step == 0) throw new IllegalArgumentException("slice step cannot be zero");
         this.start = start;
         this.stop = stop;
         this.step = step;

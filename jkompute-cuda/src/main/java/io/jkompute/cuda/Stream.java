@@ -39,11 +39,27 @@ public final class Stream implements AutoCloseable {
      * @param nonBlocking true: no implicit synchronisation with the legacy default stream
      */
     public static Stream create(boolean nonBlocking) {
+        return create(nonBlocking, 0);
+    }
+
+    /**
+     * A new stream on the calling thread's device with a scheduling priority ({@code cuStreamCreateWithPriority}):
+     * lower numbers are higher priorities; the driver clamps values outside the device's range, and 0 is the default.
+     *
+     * @param nonBlocking true: no implicit synchronisation with the legacy default stream
+     * @param priority    the stream priority
+     */
+    public static Stream create(boolean nonBlocking, int priority) {
         int dev = Cuda.bindCurrent();
         MemorySegment h;
+        int flags = nonBlocking ? CU_STREAM_NON_BLOCKING : 0;
         try (Arena arena = Arena.ofConfined()) {
             MemorySegment out = arena.allocate(ADDRESS);
-            Cuda.check(Driver.streamCreate(out, nonBlocking ? CU_STREAM_NON_BLOCKING : 0), "cuStreamCreate");
+            if (priority == 0) {
+                Cuda.check(Driver.streamCreate(out, flags), "cuStreamCreate");
+            } else {
+                Cuda.check(Driver.streamCreateWithPriority(out, flags, priority), "cuStreamCreateWithPriority");
+            }
             h = out.get(ADDRESS, 0);
         }
         MemorySegment ctx = Cuda.context(dev);
@@ -79,6 +95,21 @@ public final class Stream implements AutoCloseable {
     /** Blocks until everything queued on this stream has finished. */
     public void synchronize() {
         Cuda.check(Driver.streamSynchronize(bind()), "cuStreamSynchronize");
+    }
+
+    /** PyGPU-style {@code cudaStreamCreate}: {@code (stream, error)}, never an exception for a driver error. */
+    public static CudaResult<Stream> tryCreate() {
+        try {
+            return CudaResult.of(create(), CudaError.SUCCESS);
+        } catch (CudaException e) {
+            return CudaResult.failed(e.error());
+        }
+    }
+
+    /** PyGPU-style {@code cudaStreamSynchronize}: the result as a value. */
+    public CudaError trySynchronize() {
+        if (closed) return Cuda.record(400); // CUDA_ERROR_INVALID_HANDLE
+        return Cuda.record(Driver.streamSynchronize(bind()));
     }
 
     /** Whether everything queued on this stream has finished, without waiting. */

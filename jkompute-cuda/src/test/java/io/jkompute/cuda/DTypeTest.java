@@ -31,7 +31,9 @@ class DTypeTest {
         assertEquals(2, DType.FLOAT32.dlpackCode());
         assertEquals(1, DType.UINT64.dlpackCode());
         assertEquals(5, DType.COMPLEX128.dlpackCode());
-        assertThrows(IllegalArgumentException.class, () -> DType.fromDlpack(4, 16, 1)); // bfloat16
+        assertEquals(DType.BFLOAT16, DType.fromDlpack(4, 16, 1));
+        assertEquals(DType.BOOL, DType.fromDlpack(6, 8, 1));
+        assertThrows(IllegalArgumentException.class, () -> DType.fromDlpack(4, 32, 1)); // no 32-bit bfloat
         assertThrows(IllegalArgumentException.class, () -> DType.fromDlpack(2, 32, 4)); // float4 vector
     }
 

@@ -24,6 +24,14 @@ public abstract class Codelet extends Component {
     protected void stop() throws Exception {
     }
 
+    /**
+     * One short line on what this codelet achieved in the run, e.g. {@code "200 frames verified"}, printed with the
+     * run's ending ({@link RunResult#summaries()}); null (the default) for nothing to say.
+     */
+    public String summary() {
+        return null;
+    }
+
     /** Clock time (ns) at the beginning of the current start/tick/stop. */
     public final long executionTimestamp() {
         return executionTimestamp;

@@ -30,6 +30,11 @@ public abstract class CodeletAdapter {
     public void stop() throws Exception {
     }
 
+    /** One short line on what the codelet achieved in the run, e.g. "200 frames verified"; null for nothing. */
+    public String summary() {
+        return null;
+    }
+
     final void bind(JavaCodelet b) {
         bridge = b;
     }

@@ -24,11 +24,14 @@ public final class ComponentRegistry {
     public static final String GXF_PREFIX = "nvidia::gxf::";
 
     /** Types registered by optional modules, so that a graph using one without the module says what to add. */
-    private static final Map<String, String> OPTIONAL_MODULES = Map.of("PyCodeletV0", "jkompute-python");
+    private static final Map<String, String> OPTIONAL_MODULES = Map.of("PyCodeletV0", "jkompute-python",
+            "GPUDevice", "jkompute-graph-cuda", "CudaStreamPool", "jkompute-graph-cuda",
+            "CudaStreamSync", "jkompute-graph-cuda");
 
     private final Map<String, Supplier<? extends Component>> types = new TreeMap<>();
     private final Map<String, String> origin = new TreeMap<>();
     private final List<String> extensions = new ArrayList<>();
+    private final List<DeviceMemoryProvider> deviceMemory = new java.util.concurrent.CopyOnWriteArrayList<>();
     private String registering = "?";
 
     private ComponentRegistry() {
@@ -110,6 +113,24 @@ public final class ComponentRegistry {
         }
         types.put(key, factory);
         origin.put(key, registering);
+    }
+
+    /** Registers a supplier of non-Vulkan device memory (see {@link DeviceMemoryProvider}). */
+    public void registerDeviceMemory(DeviceMemoryProvider provider) {
+        deviceMemory.add(java.util.Objects.requireNonNull(provider, "provider"));
+    }
+
+    /**
+     * The first registered device memory provider that serves {@code graph}, or null when none does (device
+     * allocators then need a VulkanDevice). A provider's refusal to run (one line) propagates.
+     */
+    public DeviceMemoryProvider deviceMemory(Graph graph) {
+        for (DeviceMemoryProvider p : deviceMemory) {
+            if (p.serves(graph)) {
+                return p;
+            }
+        }
+        return null;
     }
 
     /** Whether a type name (short or {@code nvidia::gxf::}) is known. */

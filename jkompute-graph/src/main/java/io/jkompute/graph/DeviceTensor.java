@@ -46,7 +46,12 @@ public final class DeviceTensor implements GraphTensor {
         long bytes = Math.multiplyExact(GraphTensor.elementCount(shape), type.byteSize());
         MemoryBlock block = allocator.allocate(bytes, StorageType.DEVICE);
         if (!(block.deviceObject() instanceof Tensor t)) {
+            Object device = block.deviceObject();
             block.close();
+            if (device instanceof DeviceBuffer) {
+                throw new IllegalArgumentException(allocator + " hands out device memory that is not Vulkan memory "
+                        + "(e.g. CUDA); allocate with GraphTensor.allocate, or name a VulkanDevice in the pool");
+            }
             throw new IllegalArgumentException(allocator + " does not hand out device memory; give it storage_type 1");
         }
         return new DeviceTensor(t, type, shape, block);
@@ -162,6 +167,11 @@ public final class DeviceTensor implements GraphTensor {
         p.await();
         MemorySegment data = tensor.data();
         return data.byteSize() == byteSize() ? data : data.asSlice(0, byteSize());
+    }
+
+    @Override
+    public void copyFromHost(MemorySegment bytes) {
+        upload(bytes);
     }
 
     /** Reads the GPU buffer back (the tensor's recorded sync) into a new host segment. */

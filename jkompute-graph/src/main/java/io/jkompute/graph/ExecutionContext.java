@@ -205,6 +205,39 @@ public final class ExecutionContext {
     }
 
     /** "rx: MessageAvailableSchedulingTerm 'avail' WAIT: 0 of min_size 1 messages in rx/in" per waiting entity. */
+    /**
+     * Whether the work of a run that stopped with {@code waiting} entities left is done, as a GXF app's is when its
+     * receivers are left waiting: some entity finished (its terms said NEVER), and every entity left is fed by
+     * receivers that are all empty, so no message is left to process and no source is left to produce one. A source
+     * (an entity without receivers) still waiting, or any message still queued, is work left undone: a deadlock.
+     */
+    public boolean workDone(Collection<Entity> waiting) {
+        boolean someFinished = false;
+        for (Entity e : entities) {
+            if (e.stopped) {
+                someFinished = true;
+                break;
+            }
+        }
+        if (!someFinished) {
+            return false;
+        }
+        for (Entity e : waiting) {
+            if (e.stopped) {
+                continue;
+            }
+            if (e.receiverArray.length == 0) {
+                return false;
+            }
+            for (Receiver r : e.receiverArray) {
+                if (r.size() + r.backSize() > 0) {
+                    return false;
+                }
+            }
+        }
+        return true;
+    }
+
     public String describeWaiting(Collection<Entity> waiting, long now) {
         List<String> lines = new ArrayList<>();
         for (Entity e : waiting) {

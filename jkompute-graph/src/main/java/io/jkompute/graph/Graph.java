@@ -55,6 +55,9 @@ public final class Graph implements AutoCloseable {
     private Thread runner;
     private volatile RunResult result;
     private volatile Throwable failure;
+    /** While running: the process's stop (Ctrl-C, SIGTERM) interrupts this run before any Manager is closed. */
+    private volatile io.jkompute.Shutdown.Registration onStop;
+    private final java.util.concurrent.CountDownLatch closedLatch = new java.util.concurrent.CountDownLatch(1);
     private long runStart;
 
     private Graph(ComponentRegistry registry) {
@@ -431,6 +434,7 @@ public final class Graph implements AutoCloseable {
         runStart = System.nanoTime();
         scheduler.runStarting(ctx);
         runner = new Thread(() -> runLoop(ctx), "jkompute-graph");
+        onStop = io.jkompute.Shutdown.onStop("graph run", this::stopForShutdown);
         runner.start();
     }
 
@@ -444,6 +448,15 @@ public final class Graph implements AutoCloseable {
         }
         if (error == null && ctx.failure() != null) {
             error = ctx.failure();
+        }
+        if (error == null && report != null && report.reason() == StopReason.DEADLOCK) {
+            List<Entity> waiting = ctx.entities().stream().filter(e -> !e.stopped).toList();
+            if (ctx.workDone(waiting)) {
+                LOG.debug("work done; left waiting:\n{}", report.detail());
+                report = new Scheduler.StopReport(StopReason.COMPLETED, "work done: the sources finished and every"
+                        + " queue is empty (" + waiting.size() + (waiting.size() == 1 ? " entity" : " entities")
+                        + " left waiting for messages)");
+            }
         }
         // stop() runs on every started codelet, also after a failure
         for (Entity e : ctx.entities()) {
@@ -463,13 +476,55 @@ public final class Graph implements AutoCloseable {
                     : new GraphExecutionException(null, null, "scheduler failed: " + error, error);
             result = new RunResult(StopReason.ERROR, failure.getMessage(), duration, statistics(duration));
         } else {
-            result = new RunResult(report.reason(), report.detail(), duration, statistics(duration));
+            result = new RunResult(report.reason(), report.detail(), duration, statistics(duration), summaries());
             if (report.reason() == StopReason.DEADLOCK) {
                 LOG.debug("graph stopped on deadlock:\n{}", report.detail());
             }
         }
         notifyRunListeners(result);
         state = State.DONE;
+        io.jkompute.Shutdown.Registration r = onStop;
+        if (r != null) {
+            r.close();
+        }
+    }
+
+    /**
+     * The process is exiting: interrupt the run, wait for its entities to stop (their codelets' stop() runs while the
+     * GPU still takes work), then give the owner a moment to close the graph, which frees its devices in order.
+     */
+    private void stopForShutdown() {
+        interrupt();
+        Thread t;
+        synchronized (this) {
+            t = runner;
+        }
+        try {
+            if (t != null) {
+                t.join(TimeUnit.SECONDS.toMillis(8));
+            }
+            closedLatch.await(2, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** The codelets' summaries of the run, "entity/codelet: summary", in declaration order. */
+    private List<String> summaries() {
+        List<String> out = new ArrayList<>();
+        for (Entity e : entities.values()) {
+            for (Codelet c : e.codelets) {
+                try {
+                    String s = c.summary();
+                    if (s != null && !s.isBlank()) {
+                        out.add(c.path() + ": " + s);
+                    }
+                } catch (RuntimeException | LinkageError ex) {
+                    LOG.warn("{} failed to summarise the run: {}", c, ex.toString());
+                }
+            }
+        }
+        return out;
     }
 
     private void notifyRunListeners(RunResult r) {
@@ -569,10 +624,14 @@ public final class Graph implements AutoCloseable {
         }
         boolean wasActive = state != State.BUILDING;
         state = State.CLOSED;
-        if (wasActive) {
-            for (int i = components.size() - 1; i >= 0; i--) {
-                deinit(components.get(i));
+        try {
+            if (wasActive) {
+                for (int i = components.size() - 1; i >= 0; i--) {
+                    deinit(components.get(i));
+                }
             }
+        } finally {
+            closedLatch.countDown();
         }
     }
 

@@ -18,6 +18,45 @@ public interface GraphTensor extends AutoCloseable {
 
     StorageType storage();
 
+    /**
+     * Allocates a dense tensor of {@code shape} and {@code type} in {@code storage} from {@code allocator}: a
+     * {@link HostTensor} for host and system storage; for device storage a {@link DeviceTensor} when the allocator
+     * hands out Vulkan memory, or the tensor of a {@link DeviceBuffer} (e.g. a CUDA tensor) when its memory comes from
+     * a {@link DeviceMemoryProvider}. Closing the tensor returns the memory.
+     */
+    static GraphTensor allocate(Allocator allocator, StorageType storage, DataType type, long... shape) {
+        if (storage != StorageType.DEVICE) {
+            return HostTensor.allocate(allocator, storage, type, shape);
+        }
+        if (type.byteSize() == 0) {
+            throw new IllegalArgumentException("device tensors need a fixed-size element type, not " + type);
+        }
+        long bytes = Math.multiplyExact(elementCount(shape), type.byteSize());
+        MemoryBlock block = allocator.allocate(bytes, StorageType.DEVICE);
+        Object device = block.deviceObject();
+        try {
+            if (device instanceof io.jkompute.Tensor t) {
+                return DeviceTensor.owned(t, type, shape, block);
+            }
+            if (device instanceof DeviceBuffer b) {
+                return b.tensor(type, shape, block);
+            }
+        } catch (RuntimeException e) {
+            block.close();
+            throw e;
+        }
+        block.close();
+        throw new IllegalArgumentException(allocator + " does not hand out device memory; give it storage_type 1");
+    }
+
+    /**
+     * Replaces the contents with {@code bytes} (exactly {@link #byteSize()} of them, dense row-major). Host tensors
+     * copy; device tensors start the copy (ordered before later work on the tensor's queue or stream).
+     */
+    default void copyFromHost(MemorySegment bytes) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " cannot be written from the host");
+    }
+
     /** Number of elements (product of the shape). */
     default long elementCount() {
         long n = 1;

@@ -137,6 +137,19 @@ public final class HostTensor implements GraphTensor {
         return data;
     }
 
+    @Override
+    public void copyFromHost(MemorySegment bytes) {
+        if (bytes.byteSize() != byteSize()) {
+            throw new IllegalArgumentException("copy of " + bytes.byteSize() + " bytes into a " + byteSize()
+                    + "-byte tensor");
+        }
+        if (!isDense()) {
+            throw new IllegalStateException("copyFromHost needs a dense tensor; this one has strides "
+                    + Arrays.toString(strides));
+        }
+        MemorySegment.copy(bytes, 0, data, 0, bytes.byteSize());
+    }
+
     /** The elements as floats in row-major order (float32 tensors only); honours strides. */
     public float[] toFloatArray() {
         if (dataType != DataType.FLOAT32) {

@@ -115,6 +115,11 @@ public final class JavaCodelet extends Codelet {
         return p.toAbsolutePath();
     }
 
+    @Override
+    public String summary() {
+        return instance == null ? null : instance.summary();
+    }
+
     /** The user codelet instance. */
     public CodeletAdapter instance() {
         return instance;

@@ -1,7 +1,23 @@
 package io.jkompute.graph;
 
-/** The outcome of a graph run: why it stopped, a detail (the deadlock report), its duration and statistics. */
-public record RunResult(StopReason reason, String detail, long durationNs, JobStatistics statistics) {
+import java.util.List;
+
+/**
+ * The outcome of a graph run: why it stopped, a detail (one line for a completed run; for a deadlock, the entities
+ * left waiting and for what), its duration, statistics, and the codelets' summaries ("verify/equal: 200 frames
+ * verified", see {@link Codelet#summary()}).
+ */
+public record RunResult(StopReason reason, String detail, long durationNs, JobStatistics statistics,
+        List<String> summaries) {
+    public RunResult {
+        summaries = summaries == null ? List.of() : List.copyOf(summaries);
+    }
+
+    /** A result without summaries. */
+    public RunResult(StopReason reason, String detail, long durationNs, JobStatistics statistics) {
+        this(reason, detail, durationNs, statistics, List.of());
+    }
+
     @Override
     public String toString() {
         return reason + (detail == null || detail.isEmpty() ? "" : ": " + detail) + " after "

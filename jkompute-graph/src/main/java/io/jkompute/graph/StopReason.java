@@ -2,9 +2,15 @@ package io.jkompute.graph;
 
 /** Why a graph run ended. */
 public enum StopReason {
-    /** Every entity was done (its terms said NEVER). */
+    /**
+     * The work is done: every entity finished (its terms said NEVER), or the sources finished and the entities left
+     * wait for messages with every queue empty (see {@link ExecutionContext#workDone}).
+     */
     COMPLETED,
-    /** Entities were left, all waiting with nothing (time, event) to wake them; the report says for what. */
+    /**
+     * Work was left undone (a source still waiting, or messages queued) and every entity waited with nothing (time,
+     * event) to wake it; the detail names the waiting entities and what each waits for.
+     */
     DEADLOCK,
     /** The scheduler's {@code max_duration_ms} elapsed. */
     MAX_DURATION,

@@ -5,28 +5,39 @@ import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 
 /**
- * The link protocol around {@link WireFormat} messages: every Aeron message starts with a 40-byte frame header,
+ * The link protocol around {@link WireFormat} messages: every Aeron message starts with a 72-byte frame header,
  * little-endian: {@code u32 magic 0x464E4B4A ("JKNF"), u8 protocol version, u8 type, u16 flags, i64 a, i64 b,
- * i64 c, i64 d}, then the type's payload.
+ * i64 c, u64 counter, u8 mac[32]}, then the type's payload. {@code mac} is HMAC-SHA256 over the header's first 40
+ * bytes and the payload; {@code counter} grows by one per frame in each direction of a link, so a frame replayed
+ * or reordered is refused.
  *
  * <pre>
  * transmitter → receiver (data stream 1001)
- *   HELLO      a = link id, b = the transmitter's control port; payload = its path (UTF-8)
+ *   HELLO      a = link id (random), b = the transmitter's control port; payload = its path (UTF-8);
+ *              counter 0, keyed by the shared secret itself ({@link NetSecret})
  *   DATA       a = message sequence (1, 2, …), b = message bytes, c = offset of this chunk; flag LAST on the
  *              message's final chunk; payload = the chunk
  *   HEARTBEAT  a = messages sent
- *   BYE        a = messages sent (the transmitter closes cleanly)
+ *   BYE        a = messages sent (the transmitter closes; flag FAILED: its run failed, payload = why)
  * receiver → transmitter (control stream 1002)
- *   WELCOME    a = capacity, b = policy (0, 1, 2), c = places freed; payload = the receiver's path
+ *   WELCOME    a = capacity, b = policy (0, 1, 2), c = places freed; payload = u64 link id, u64 receiver nonce,
+ *              the receiver's path; counter 0, keyed by the shared secret
  *   CREDIT     a = places freed (messages taken out of the queue or dropped by its policy), b = messages received,
  *              c = messages dropped (sent every 200 ms as a heartbeat, and whenever a place frees)
- *   BYE        as CREDIT (the receiver closes cleanly)
+ *   BYE        as CREDIT (the receiver closes; flag FAILED: its run failed, payload = why)
  * </pre>
+ *
+ * Every frame after HELLO and WELCOME is keyed by a per-link, per-direction key derived from the secret, the link id
+ * and the receiver's nonce, and is accepted only from the Aeron session that sent the HELLO (or WELCOME): the link
+ * is pinned to the peer that opened it.
  */
 final class Frames {
     static final int MAGIC = 0x464E4B4A;
-    static final int PROTOCOL = 1;
-    static final int HEADER = 40;
+    static final int PROTOCOL = 2;
+    /** The signed part of the header: everything before the MAC. */
+    static final int SIGNED = 40;
+    static final int MAC_AT = 40;
+    static final int HEADER = SIGNED + io.jkompute.net.internal.Hmac.BYTES;
     static final int DATA_STREAM = 1001;
     static final int CONTROL_STREAM = 1002;
 
@@ -38,6 +49,8 @@ final class Frames {
     static final int CREDIT = 12;
 
     static final int FLAG_LAST = 1;
+    /** On BYE: the side's run failed; the payload says why. */
+    static final int FLAG_FAILED = 2;
 
     static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 
@@ -60,6 +73,17 @@ final class Frames {
         b.putLong(at + 32, d, LE);
     }
 
+    /**
+     * The frame type of a jkompute frame, or -1 for anything else (too short, other magic or protocol): such a frame
+     * is not from a jkompute peer of this version and is dropped and counted, whoever sent it.
+     */
+    static int typeOrNone(DirectBuffer b, int offset, int length) {
+        if (length < HEADER || b.getInt(offset, LE) != MAGIC || b.getByte(offset + 4) != PROTOCOL) {
+            return -1;
+        }
+        return b.getByte(offset + 5);
+    }
+
     /** The frame type, or throws on a foreign or newer frame. */
     static int type(DirectBuffer b, int offset, int length) {
         if (length < HEADER) {
@@ -75,6 +99,23 @@ final class Frames {
                     + PROTOCOL + " (run the same jkompute version on both ends)");
         }
         return b.getByte(offset + 5);
+    }
+
+    /**
+     * A failed goodbye for a process stopped by a signal: sent from the shutdown hook with its own MAC instance and
+     * the highest counter, so it is the link's last word whatever the link's threads were doing.
+     */
+    static Runnable goodbye(io.aeron.Publication p, byte[] key, String why, long a, long b) {
+        return () -> {
+            byte[] text = why.getBytes(java.nio.charset.StandardCharsets.UTF_8);
+            org.agrona.concurrent.UnsafeBuffer f = new org.agrona.concurrent.UnsafeBuffer(new byte[HEADER + text.length]);
+            header(f, BYE, FLAG_FAILED, a, b, 0, Long.MAX_VALUE);
+            f.putBytes(HEADER, text);
+            sign(new io.jkompute.net.internal.Hmac(key), f, 0, text.length);
+            for (int i = 0; i < 100 && p.offer(f, 0, f.capacity()) < 0; i++) {
+                Thread.yield();
+            }
+        };
     }
 
     static int flags(DirectBuffer b, int offset) {
@@ -93,9 +134,32 @@ final class Frames {
         return b.getLong(offset + 24, LE);
     }
 
+    static long counter(DirectBuffer b, int offset) {
+        return b.getLong(offset + 32, LE);
+    }
+
+    static void counter(MutableDirectBuffer b, int offset, long counter) {
+        b.putLong(offset + 32, counter, LE);
+    }
+
+    /** Signs the frame whose header is at {@code at} of {@code b} and whose payload follows it ({@code payload} bytes). */
+    static void sign(io.jkompute.net.internal.Hmac mac, MutableDirectBuffer b, int at, int payload) {
+        mac.update(b, at, SIGNED).update(b, at + HEADER, payload).finish(b, at + MAC_AT);
+    }
+
+    /** Signs a header at 0 of {@code header} whose payload is {@code payload[0, n)} (sent as a second buffer). */
+    static void sign(io.jkompute.net.internal.Hmac mac, MutableDirectBuffer header, DirectBuffer payload, int n) {
+        mac.update(header, 0, SIGNED).update(payload, 0, n).finish(header, MAC_AT);
+    }
+
+    /** Whether the frame at {@code offset} (header and payload, {@code length} bytes in all) carries a valid MAC. */
+    static boolean verify(io.jkompute.net.internal.Hmac mac, DirectBuffer b, int offset, int length) {
+        return mac.update(b, offset, SIGNED).update(b, offset + HEADER, length - HEADER).matches(b, offset + MAC_AT);
+    }
+
     /** {@code host} for a channel: "0.0.0.0" and "" become localhost (as GXF's default addresses mean). */
     static String connectHost(String address) {
-        return address == null || address.isBlank() || address.equals("0.0.0.0") ? "localhost" : address;
+        return address == null || address.isBlank() || address.equals("0.0.0.0") ? "127.0.0.1" : address;
     }
 
     static String udp(String host, long port) {

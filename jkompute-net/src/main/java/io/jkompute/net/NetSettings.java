@@ -7,7 +7,6 @@ import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
 import io.jkompute.graph.QueuePolicy;
 import io.jkompute.graph.Registrar;
-import io.jkompute.graph.internal.StagingQueue;
 import java.util.concurrent.TimeUnit;
 
 /** Shared settings of the network components: queue parameters, heartbeat timing, parameter checks. */
@@ -34,12 +33,13 @@ final class NetSettings {
         return s;
     }
 
-    StagingQueue createQueue(Component c) {
+    /** The capacity, checked (queues are preallocated: at most 2^20). */
+    int capacity(Component c) {
         long cap = capacity.get();
         if (cap < 1 || cap > 1 << 20) {
             throw bad(c, "capacity", "must be between 1 and " + (1 << 20) + ", got " + cap);
         }
-        return new StagingQueue((int) cap, policy.get());
+        return (int) cap;
     }
 
     QueuePolicy policy() {

@@ -1,7 +1,5 @@
 package io.jkompute.net;
 
-import static io.jkompute.graph.internal.JsonText.quote;
-
 import io.jkompute.graph.Component;
 import io.jkompute.graph.Entity;
 import io.jkompute.graph.Graph;
@@ -42,7 +40,8 @@ public final class NetStatistics {
                     .append(", \"sent\": ").append(s.sent())
                     .append(", \"delivered\": ").append(s.delivered())
                     .append(", \"dropped\": ").append(s.dropped())
-                    .append(", \"bytes\": ").append(s.bytes()).append('}').toString();
+                    .append(", \"bytes\": ").append(s.bytes())
+                    .append(", \"rejected\": ").append(s.rejected()).append('}').toString();
         }
     }
 
@@ -94,10 +93,36 @@ public final class NetStatistics {
                 Map<String, Object> m = (Map<String, Object>) o;
                 out.add(new Link(fragment, (String) m.get("component"), (String) m.get("type"),
                         new LinkStatistics((String) m.get("link"), num(m, "sent"), num(m, "delivered"),
-                                num(m, "dropped"), num(m, "bytes"))));
+                                num(m, "dropped"), num(m, "bytes"), num(m, "rejected"))));
             }
         }
         return out;
+    }
+
+    /** A JSON string literal. */
+    static String quote(String s) {
+        if (s == null) {
+            return "null";
+        }
+        StringBuilder sb = new StringBuilder(s.length() + 2).append('"');
+        for (int i = 0; i < s.length(); i++) {
+            char c = s.charAt(i);
+            switch (c) {
+                case '"' -> sb.append("\\\"");
+                case '\\' -> sb.append("\\\\");
+                case '\n' -> sb.append("\\n");
+                case '\r' -> sb.append("\\r");
+                case '\t' -> sb.append("\\t");
+                default -> {
+                    if (c < 0x20) {
+                        sb.append(String.format("\\u%04x", (int) c));
+                    } else {
+                        sb.append(c);
+                    }
+                }
+            }
+        }
+        return sb.append('"').toString();
     }
 
     private static long num(Map<String, Object> m, String key) {

@@ -13,12 +13,13 @@ import io.jkompute.graph.Allocator;
 import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
-import io.jkompute.graph.Receiver;
+import io.jkompute.graph.QueuedReceiver;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.RunListener;
 import io.jkompute.graph.RunResult;
-import io.jkompute.graph.internal.StagingQueue;
+import io.jkompute.graph.StopReason;
 import io.jkompute.graph.std.VulkanDevice;
+import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
@@ -40,7 +41,7 @@ import org.slf4j.LoggerFactory;
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
  * {@code jkompute.net.timeoutMs} (1500 ms) without saying goodbye fails the run, naming the link and the counts.
  */
-public class UcxReceiver extends Receiver implements RunListener {
+public class UcxReceiver extends QueuedReceiver implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);
     private static final long SMALL = 256 * 1024;
 
@@ -51,8 +52,9 @@ public class UcxReceiver extends Receiver implements RunListener {
     private Parameter<VulkanDevice> device;
     private Parameter<Allocator> allocator;
     private Parameter<Component> asyncTerm;
+    private Parameter<Long> maxMessage;
+    private static final java.security.SecureRandom RANDOM = new java.security.SecureRandom();
 
-    private StagingQueue queue;
     private AeronTransport transport;
     private Subscription data;
     private volatile Publication control;
@@ -61,7 +63,6 @@ public class UcxReceiver extends Receiver implements RunListener {
     private WireFormat.DeviceFactory devices;
     private DeviceTensorCache cache;
 
-    private volatile long popped;
     private volatile long received;
     private volatile long bytes;
     private volatile long lastHeardNs;
@@ -70,6 +71,21 @@ public class UcxReceiver extends Receiver implements RunListener {
     private volatile String failure;
     private long linkId;
     private int sessionId;
+    /** Frames from anyone but the linked transmitter (or not verifiable), dropped. */
+    private volatile long rejected;
+    /** Keyed by the shared secret: HELLOs and our WELCOME. */
+    private Hmac base;
+    /** The link's keys (transmitter → here, here → transmitter), from the HELLO's link id and our nonce. */
+    private Hmac in;
+    private Hmac out;
+    private long inCounter;
+    private long outCounter;
+    /** The linked transmitter sent a frame under the link's key: the link is pinned to it. */
+    private boolean confirmed;
+    private long maxMessageBytes;
+    private byte[] outKey;
+    private volatile Runnable unregisterGoodbye;
+    private volatile RunResult result;
     private long creditSent = -1;
     private long lastCreditNs;
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
@@ -79,24 +95,38 @@ public class UcxReceiver extends Receiver implements RunListener {
     private MemorySegment assembling;
     private Arena assemblingArena;
     private long assemblingSeq;
+    private long assembledTo;
     private long expectedSeq = 1;
 
     @Override
     protected void registerInterface(Registrar r) {
         settings = NetSettings.queue(r, 10);
-        address = r.parameter("address", ParameterTypes.STRING, "address to listen on", "0.0.0.0");
+        address = r.parameter("address", ParameterTypes.STRING,
+                "address to listen on (default loopback; 0.0.0.0: every interface)", "127.0.0.1");
         port = r.parameter("port", ParameterTypes.UINT64, "UDP port to listen on", 13337L);
         buffer = r.optionalHandle("buffer", UcxSerializationBuffer.class, "serialization buffer (GXF)");
         device = r.optionalHandle("device", VulkanDevice.class, "device for arriving device tensors");
         allocator = r.optionalHandle("allocator", Allocator.class, "device pool for arriving device tensors");
         asyncTerm = r.optionalHandle("async_scheduling_term", Component.class, "GXF's async term (not needed)");
+        maxMessage = r.parameter("max_message_bytes", ParameterTypes.UINT64,
+                "largest message accepted (bytes); a larger one ends the link", 1L << 30);
     }
 
     @Override
     protected void initialize() {
-        queue = settings.createQueue(this);
+        createQueue(settings.capacity(this), settings.policy());
         int p = NetSettings.port(this, "port", port.get(), false);
-        String channel = Frames.udp(address.get().isBlank() ? "0.0.0.0" : address.get(), p);
+        maxMessageBytes = maxMessage.get();
+        if (maxMessageBytes < WireFormat.HEADER_FIXED || maxMessageBytes > 1L << 40) {
+            throw NetSettings.bad(this, "max_message_bytes", "must be between " + WireFormat.HEADER_FIXED + " and 2^40, got "
+                    + maxMessageBytes);
+        }
+        try {
+            base = new Hmac(NetSecret.get().keyNoCopy());
+        } catch (RuntimeException e) {
+            throw NetSettings.bad(this, "port", "cannot authenticate links: " + e.getMessage());
+        }
+        String channel = Frames.udp(address.get().isBlank() ? "127.0.0.1" : address.get(), p);
         UcxContext context = UcxContext.find(graph());
         boolean cpuOnly = context != null && context.cpuDataOnly();
         VulkanDevice dev = device.isSet() ? device.get() : cpuOnly ? null : firstDevice();
@@ -151,16 +181,17 @@ public class UcxReceiver extends Receiver implements RunListener {
                 int work = data.poll(assembler, 64);
                 long now = System.nanoTime();
                 Publication c = control;
-                if (c != null) {
+                if (c != null && failure == null) {
                     long freed = freed();
                     if (freed != creditSent || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(frame, Frames.CREDIT, 0, freed, received, queue.dropped(), 0);
+                        Frames.header(frame, Frames.CREDIT, 0, freed, received, droppedCount(), ++outCounter);
+                        Frames.sign(out, frame, 0, 0);
                         if (c.offer(frame, 0, Frames.HEADER) > 0) {
                             creditSent = freed;
                             lastCreditNs = now;
                         }
                     }
-                    if (!peerClosed && failure == null && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
+                    if (!peerClosed && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
                         lose("no heartbeat for " + (now - lastHeardNs) / 1_000_000 + " ms (the sending process "
                                 + "ended or the network is cut)");
                     }
@@ -175,29 +206,104 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
     }
 
+    /**
+     * Every frame of the data stream. Nothing thrown here reaches Aeron (which would print it and drop the frame): a
+     * frame from anyone but the linked transmitter is dropped and counted, and a protocol violation by the linked
+     * transmitter ends the link with the error and the counts so far.
+     */
     private void onFragment(DirectBuffer b, int offset, int length, Header header) {
-        int type = Frames.type(b, offset, length);
+        if (failure != null) {
+            return;
+        }
+        int type = Frames.typeOrNone(b, offset, length);
+        if (type < 0) {
+            reject(header, "not a jkompute link frame of protocol " + Frames.PROTOCOL + " (" + length + " bytes)");
+            return;
+        }
+        if (type == Frames.HELLO) {
+            onHello(b, offset, length, header);
+            return;
+        }
+        if (in == null || header.sessionId() != sessionId) {
+            reject(header, "a frame from an Aeron session other than the linked transmitter's");
+            return;
+        }
+        if (!Frames.verify(in, b, offset, length)) {
+            reject(header, "a frame whose MAC does not match the link's key");
+            return;
+        }
+        long counter = Frames.counter(b, offset);
+        if (counter <= inCounter) {
+            reject(header, "a replayed or reordered frame (counter " + counter + " after " + inCounter + ")");
+            return;
+        }
+        inCounter = counter;
+        confirmed = true;
         lastHeardNs = System.nanoTime();
-        switch (type) {
-            case Frames.HELLO -> onHello(b, offset, length, header);
-            case Frames.DATA -> onData(b, offset, length);
-            case Frames.BYE -> peerClosed = true;
-            default -> {
-                // heartbeat: lastHeard is updated
+        try {
+            switch (type) {
+                case Frames.DATA -> onData(b, offset, length);
+                case Frames.BYE -> {
+                    if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
+                        lose("the sending side failed: " + text(b, offset + Frames.HEADER, length - Frames.HEADER));
+                    }
+                    peerClosed = true;
+                }
+                case Frames.HEARTBEAT -> {
+                    // lastHeard is updated
+                }
+                default -> throw new WireFormat.FormatException("frame type " + type + " is not one a transmitter "
+                        + "sends");
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            String what = e instanceof WireFormat.FormatException ? "protocol violation: " + e.getMessage()
+                    : e.toString();
+            lose(what);
+            if (!(e instanceof WireFormat.FormatException)) {
+                LOG.error("{}: link failed", path(), e);
             }
         }
     }
 
+    /** Drops a frame that is not the linked peer's, counts it, and says so (the first time and then every 1000th). */
+    private void reject(Header header, String why) {
+        long n = ++rejected;
+        if (n == 1 || n % 1000 == 0) {
+            Image image = data.imageBySessionId(header.sessionId());
+            LOG.warn("{}: dropped {} from {} ({} dropped so far)", path(), why,
+                    image == null ? "session " + header.sessionId() : image.sourceIdentity(), n);
+        }
+    }
+
+    private static String text(DirectBuffer b, int offset, int length) {
+        return b.getStringWithoutLengthUtf8(offset, Math.max(0, Math.min(length, 4096)));
+    }
+
     private void onHello(DirectBuffer b, int offset, int length, Header header) {
+        if (!Frames.verify(base, b, offset, length) || Frames.counter(b, offset) != 0) {
+            reject(header, "a HELLO not signed with this host's secret (" + NetSecret.get().source() + ")");
+            return;
+        }
         long id = Frames.a(b, offset);
-        int controlPort = (int) Frames.b(b, offset);
-        if (control != null && id == linkId) {
+        long controlPort = Frames.b(b, offset);
+        if (in != null && id == linkId) {
+            return; // the transmitter repeats its HELLO until our WELCOME arrives
+        }
+        if (confirmed) {
+            // a link that carried frames stays with its transmitter: a second HELLO (a second transmitter, or an
+            // old HELLO replayed) is refused
+            reject(header, "a HELLO for another link while linked to " + peer);
+            return;
+        }
+        if (controlPort < 1 || controlPort > 65535 || length - Frames.HEADER > 4096) {
+            reject(header, "a malformed HELLO");
             return;
         }
         if (control != null) {
-            LOG.warn("{}: a second transmitter connects; only one per receiver is supported, replacing the link",
+            LOG.warn("{}: a second transmitter connects before the first sent anything; linking to the new one",
                     path());
             control.close();
+            control = null;
         }
         Image image = data.imageBySessionId(header.sessionId());
         String source = image == null ? "localhost:0" : image.sourceIdentity();
@@ -205,21 +311,34 @@ public class UcxReceiver extends Receiver implements RunListener {
         if (host.startsWith("[")) {
             host = host.substring(1, host.length() - 1);
         }
-        String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER, length - Frames.HEADER);
+        String who = text(b, offset + Frames.HEADER, length - Frames.HEADER);
+        long nonce = RANDOM.nextLong();
+        byte[] secret = NetSecret.get().keyNoCopy();
+        in = new Hmac(Hmac.derive(secret, "jkompute-link tx->rx", id, nonce));
+        outKey = Hmac.derive(secret, "jkompute-link rx->tx", id, nonce);
+        out = new Hmac(outKey);
+        inCounter = 0;
+        outCounter = 0;
         linkId = id;
         sessionId = header.sessionId();
         peer = "UcxTransmitter '" + who + "' at " + host;
+        lastHeardNs = System.nanoTime();
         Publication p = transport.aeron().addPublication(Frames.udp(host, controlPort), Frames.CONTROL_STREAM);
-        // the WELCOME: capacity and policy, resent as a CREDIT heartbeat afterwards
-        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 1024]);
+        // the WELCOME: capacity, policy, the link id it answers and this side's nonce; resent as CREDIT heartbeats
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 16 + 1024]);
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);
-        Frames.header(f, Frames.WELCOME, 0, queue.capacity(), settings.policy().ordinal(), freed(), 0);
-        f.putBytes(Frames.HEADER, me, 0, n);
+        Frames.header(f, Frames.WELCOME, 0, capacity(), settings.policy().ordinal(), freed(), 0);
+        f.putLong(Frames.HEADER, id, Frames.LE);
+        f.putLong(Frames.HEADER + 8, nonce, Frames.LE);
+        f.putBytes(Frames.HEADER + 16, me, 0, n);
+        Frames.sign(base, f, 0, 16 + n);
         long deadline = System.nanoTime() + 30_000_000_000L;
-        while (p.offer(f, 0, Frames.HEADER + n) < 0) {
+        while (p.offer(f, 0, Frames.HEADER + 16 + n) < 0) {
             if (!running || System.nanoTime() > deadline) {
-                throw new IllegalStateException("cannot answer " + peer + " on control port " + controlPort);
+                p.close();
+                lose("cannot answer " + peer + " on its control port " + controlPort);
+                return;
             }
             Thread.onSpinWait();
             Thread.yield();
@@ -227,6 +346,11 @@ public class UcxReceiver extends Receiver implements RunListener {
         lastCreditNs = System.nanoTime();
         creditSent = freed();
         control = p;
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+        }
+        unregisterGoodbye = AeronTransport.onSignal(Frames.goodbye(p, outKey, "the receiving process was stopped by "
+                + "a signal (SIGINT/SIGTERM)", 0, 0));
         LOG.debug("{}: linked to {}", path(), peer);
     }
 
@@ -236,25 +360,38 @@ public class UcxReceiver extends Receiver implements RunListener {
         long at = Frames.c(b, offset);
         int chunk = length - Frames.HEADER;
         if (assembling == null || assemblingSeq != seq) {
+            if (assembling != null) {
+                throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
+                        + " ended");
+            }
             if (seq != expectedSeq) {
-                throw new IllegalStateException("message " + seq + " arrived, expected " + expectedSeq
+                throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
                         + " (a message was lost or reordered)");
             }
-            if (assemblingArena != null) {
-                assemblingArena.close();
+            if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
+                throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
+                        + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes
+                        + " (max_message_bytes)");
             }
             // small messages: GC-managed memory (closing a shared arena costs a handshake with every thread);
             // large ones: freed as soon as the last tensor referring to them is closed
             assemblingArena = total > SMALL ? Arena.ofShared() : null;
-            assembling = (assemblingArena != null ? assemblingArena : Arena.ofAuto()).allocate(Math.max(1, total), WireFormat.ALIGN).asSlice(0, total);
+            assembling = (assemblingArena != null ? assemblingArena : Arena.ofAuto()).allocate(total, WireFormat.ALIGN);
             assemblingSeq = seq;
+            assembledTo = 0;
         }
-        if (at < 0 || at + chunk > total) {
-            throw new IllegalStateException("chunk [" + at + ", +" + chunk + ") outside message of " + total + " bytes");
+        if (total != assembling.byteSize()) {
+            throw new WireFormat.FormatException("a chunk of message " + seq + " says " + total + " bytes, its first "
+                    + "said " + assembling.byteSize());
+        }
+        if (at < assembledTo || at > total - chunk) {
+            throw new WireFormat.FormatException("chunk [" + at + ", +" + chunk + ") of message " + seq
+                    + " overlaps an earlier one or lies outside its " + total + " bytes");
         }
         if (chunk > 0) {
             b.getBytes(offset + Frames.HEADER, assembling.asSlice(at, chunk).asByteBuffer(), chunk);
         }
+        assembledTo = at + chunk;
         if ((Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
             return;
         }
@@ -266,18 +403,17 @@ public class UcxReceiver extends Receiver implements RunListener {
         Message m = WireFormat.decode(whole, devices, arena);
         bytes += total;
         countArrival();
-        try {
-            queue.push(m);
-        } catch (StagingQueue.Overflow o) {
+        if (!offerStaged(m)) {
             m.release();
-            throw new IllegalStateException("queue overflowed although the sender respects its room: " + o.getMessage());
+            throw new WireFormat.FormatException("the transmitter sent beyond the room this queue gave it ("
+                    + capacity() + " places)");
         }
         received++;
         graph().notify(entity());
     }
 
     private long freed() {
-        return popped + queue.dropped();
+        return poppedCount() + droppedCount();
     }
 
     private void lose(String why) {
@@ -292,17 +428,27 @@ public class UcxReceiver extends Receiver implements RunListener {
 
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
-        long dropped = queue == null ? 0 : queue.dropped();
-        return new LinkStatistics(peer + " → '" + path() + "'", received, received - dropped, dropped, bytes);
+        long dropped = droppedCount();
+        return new LinkStatistics(peer + " → '" + path() + "'", received, received - dropped, dropped, bytes, rejected);
+    }
+
+    /** Frames dropped because they were not the linked transmitter's (no valid MAC, another session, a replay). */
+    public long rejectedFrames() {
+        return rejected;
     }
 
     @Override
     public void runFinished(RunResult result) {
+        this.result = result;
         LOG.info("link {}", linkStatistics());
     }
 
     @Override
     protected void deinitialize() {
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+            unregisterGoodbye = null;
+        }
         running = false;
         if (poller != null) {
             try {
@@ -313,9 +459,16 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
         Publication c = control;
         if (c != null) {
-            UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER]);
-            Frames.header(f, Frames.BYE, 0, freed(), received, queue.dropped(), 0);
-            for (int i = 0; i < 100 && c.offer(f, 0, Frames.HEADER) < 0; i++) {
+            // goodbye; when this side's run failed (or was interrupted) the transmitter fails too, with our reason
+            String why = failedReason();
+            byte[] text = why == null ? new byte[0] : why.getBytes(StandardCharsets.UTF_8);
+            int n = Math.min(text.length, 1024);
+            UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + n]);
+            Frames.header(f, Frames.BYE, why == null ? 0 : Frames.FLAG_FAILED, freed(), received, droppedCount(),
+                    ++outCounter);
+            f.putBytes(Frames.HEADER, text, 0, n);
+            Frames.sign(out, f, 0, n);
+            for (int i = 0; i < 100 && c.offer(f, 0, Frames.HEADER + n) < 0; i++) {
                 Thread.yield();
             }
             c.close();
@@ -328,9 +481,7 @@ public class UcxReceiver extends Receiver implements RunListener {
             assemblingArena.close();
             assemblingArena = null;
         }
-        if (queue != null) {
-            queue.clear();
-        }
+        clearQueue();
         if (cache != null) {
             cache.close(); // buffers still held by messages are closed when those are released
             cache = null;
@@ -341,56 +492,13 @@ public class UcxReceiver extends Receiver implements RunListener {
         }
     }
 
+    /** A place freed by the graph (a pop, a drop): the poller sends the credit now rather than after its park. */
     @Override
-    public int size() {
-        return queue.size();
-    }
-
-    @Override
-    public int backSize() {
-        return queue.backSize();
-    }
-
-    @Override
-    public int capacity() {
-        return queue.capacity();
-    }
-
-    @Override
-    public Message peek(int index) {
-        return queue.peek(index);
-    }
-
-    @Override
-    public Message peekBack(int index) {
-        return queue.peekBack(index);
-    }
-
-    @Override
-    public void sync() {
-        long dropped = queue.dropped();
-        queue.sync();
-        if (queue.dropped() != dropped) {
-            idle.wake(); // places freed by the policy: a credit to send
+    protected void placesFreed() {
+        LinkIdle i = idle;
+        if (i != null) {
+            i.wake();
         }
-    }
-
-    @Override
-    protected Message pop() {
-        Message m = queue.pop();
-        if (m != null) {
-            popped++;
-            // the sender may wait for this place (policy 2): the poller sends the credit now rather than after
-            // its park (up to 100 µs, more on a VM)
-            idle.wake();
-        }
-        return m;
-    }
-
-    @Override
-    protected void push(Message message) {
-        // a message from a transmitter of this graph (an in-process Connection to a UcxReceiver)
-        queue.push(message);
     }
 
     /** Whether the transmitter closed the link cleanly (every message it sent has arrived before). */
@@ -398,9 +506,19 @@ public class UcxReceiver extends Receiver implements RunListener {
         return peerClosed;
     }
 
-    /** Messages dropped by the pop/reject policy. */
-    public long droppedCount() {
-        return queue.dropped();
+    /** Why this side's run did not end normally (error, interrupted), or null. */
+    private String failedReason() {
+        RunResult r = result;
+        if (failure != null) {
+            return failure;
+        }
+        if (r == null) {
+            return "the receiving graph closed without finishing its run";
+        }
+        if (r.reason() == StopReason.ERROR || r.reason() == StopReason.INTERRUPTED) {
+            return "the receiving graph ended " + r.reason() + (r.detail() == null ? "" : ": " + r.detail());
+        }
+        return null;
     }
 
     /** The Aeron session of the connected transmitter, 0 when none (diagnostics). */

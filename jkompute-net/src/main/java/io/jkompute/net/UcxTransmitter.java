@@ -9,18 +9,19 @@ import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
-import io.jkompute.graph.QueueOverflowException;
 import io.jkompute.graph.QueuePolicy;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.RunListener;
 import io.jkompute.graph.RunResult;
-import io.jkompute.graph.Transmitter;
-import io.jkompute.graph.internal.StagingQueue;
+import io.jkompute.graph.QueuedTransmitter;
+import io.jkompute.graph.StopReason;
+import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
-import java.util.concurrent.ThreadLocalRandom;
+import java.security.SecureRandom;
+import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.DirectBuffer;
 import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
@@ -42,8 +43,10 @@ import org.slf4j.LoggerFactory;
  * {@link #remoteRoom()}); with policy 0 or 1 the remote queue drops and counts. Closing waits until the receiver
  * has every message sent, so nothing is lost on a healthy link.
  */
-public class UcxTransmitter extends Transmitter implements RunListener {
+public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxTransmitter.class);
+    /** A sender waiting for its receiver says so this often. */
+    static final long WAIT_NOTE_NS = 5_000_000_000L;
 
     private NetSettings settings;
     private Parameter<String> receiverAddress;
@@ -54,7 +57,6 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     private Parameter<Long> retries;
     private Parameter<Component> asyncTerm;
 
-    private StagingQueue queue;
     private AeronTransport transport;
     private Publication data;
     private Subscription control;
@@ -77,6 +79,20 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     private volatile long sent;
     private long bytes;
     private long startNs;
+    /** Keyed by the shared secret: our HELLO and the receiver's WELCOME. */
+    private Hmac base;
+    /** The link's keys, from our link id and the receiver's nonce (WELCOME). */
+    private Hmac out;
+    private Hmac in;
+    /** Frames on the data stream are numbered, signed and offered under this lock, so their counters stay in order. */
+    private final ReentrantLock sendLock = new ReentrantLock();
+    private long outCounter;
+    private long inCounter;
+    private int pinnedSession;
+    private volatile long rejected;
+    private volatile RunResult result;
+    private long notConnectedSince;
+    private volatile Runnable unregisterGoodbye;
 
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
@@ -101,8 +117,8 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         receiverAddress = r.parameter("receiver_address", ParameterTypes.STRING, "address of the UcxReceiver",
                 "0.0.0.0");
         port = r.parameter("port", ParameterTypes.UINT64, "port of the UcxReceiver", 13337L);
-        localAddress = r.parameter("local_address", ParameterTypes.STRING, "local address for the return path",
-                "0.0.0.0");
+        localAddress = r.parameter("local_address", ParameterTypes.STRING,
+                "local address for the return path (default: the one that routes to the receiver)", "");
         localPort = r.parameter("local_port", ParameterTypes.UINT64, "local port for the return path (0: any)", 0L);
         buffer = r.optionalHandle("buffer", UcxSerializationBuffer.class, "serialization buffer (GXF)");
         retries = r.parameter("maximum_connection_retries", ParameterTypes.UINT64,
@@ -112,7 +128,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
 
     @Override
     protected void initialize() {
-        queue = settings.createQueue(this);
+        createQueue(settings.capacity(this), settings.policy());
         int p = NetSettings.port(this, "port", port.get(), false);
         int lp = NetSettings.port(this, "local_port", localPort.get(), true);
         if (retries.get() < 1) {
@@ -121,7 +137,13 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         String host = Frames.connectHost(receiverAddress.get());
         target = host + ":" + p;
         peer = "UcxReceiver at " + target;
-        String local = localAddress.get().isBlank() ? "0.0.0.0" : localAddress.get();
+        String local;
+        try {
+            local = localAddress.get().isBlank() ? addressToward(host) : localAddress.get();
+            base = new Hmac(NetSecret.get().keyNoCopy());
+        } catch (RuntimeException | java.io.IOException e) {
+            throw NetSettings.bad(this, "receiver_address", "cannot open the link to " + target + ": " + e.getMessage());
+        }
         transport = AeronTransport.acquire();
         try {
             control = transport.aeron().addSubscription(Frames.udp(local, lp), Frames.CONTROL_STREAM);
@@ -145,7 +167,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         long busyNs = UcxContext.busyPollNs(graph());
         roomIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs, this::mayProceed);
         pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
-        linkId = ThreadLocalRandom.current().nextLong();
+        linkId = new SecureRandom().nextLong();
         startNs = System.nanoTime();
         running = true;
         poller = new Thread(this::poll, "jkompute-net-tx " + path());
@@ -159,6 +181,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);
         long lastBeat = 0;
+        long lastWaitNote = System.nanoTime();
         long maxWait = retries.get() * NetSettings.RETRY_NS;
         try {
             while (running) {
@@ -168,6 +191,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
                     if (now - lastBeat > 100_000_000L && data.isConnected()) {
                         Frames.header(f, Frames.HELLO, 0, linkId, controlPort, 0, 0);
                         f.putBytes(Frames.HEADER, me, 0, n);
+                        Frames.sign(base, f, 0, n);
                         if (data.offer(f, 0, Frames.HEADER + n) > 0) {
                             lastBeat = now;
                         }
@@ -175,12 +199,23 @@ public class UcxTransmitter extends Transmitter implements RunListener {
                     if (failure == null && now - startNs > maxWait) {
                         lose("no UcxReceiver answered at " + target + " after " + retries.get()
                                 + " connection retries of " + NetSettings.RETRY_NS / 1_000_000 + " ms");
+                    } else if (failure == null && now - lastWaitNote > WAIT_NOTE_NS) {
+                        lastWaitNote = now;
+                        LOG.warn("{}: waiting for {} to answer ({} s so far, giving up after {} s){}", path(), peer,
+                                (now - startNs) / 1_000_000_000L, maxWait / 1_000_000_000L,
+                                data.isConnected() ? "" : "; nothing listens there yet");
                     }
                 } else {
-                    if (now - lastBeat > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(f, Frames.HEARTBEAT, 0, sent, 0, 0, 0);
-                        if (data.offer(f, 0, Frames.HEADER) > 0) {
-                            lastBeat = now;
+                    if (now - lastBeat > NetSettings.HEARTBEAT_NS && sendLock.tryLock()) {
+                        // (while the sending thread holds the lock its frames are the heartbeat)
+                        try {
+                            Frames.header(f, Frames.HEARTBEAT, 0, sent, 0, 0, ++outCounter);
+                            Frames.sign(out, f, 0, 0);
+                            if (data.offer(f, 0, Frames.HEADER) > 0) {
+                                lastBeat = now;
+                            }
+                        } finally {
+                            sendLock.unlock();
                         }
                     }
                     if (!peerClosed && failure == null && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
@@ -198,36 +233,115 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         }
     }
 
+    /**
+     * Frames on the return path. A frame from anyone but the linked receiver is dropped and counted; nothing thrown
+     * here reaches Aeron's handler.
+     */
     private void onControl(DirectBuffer b, int offset, int length, Header header) {
-        int type = Frames.type(b, offset, length);
+        if (failure != null) {
+            return;
+        }
+        int type = Frames.typeOrNone(b, offset, length);
+        if (type < 0) {
+            reject(header, "not a jkompute link frame of protocol " + Frames.PROTOCOL);
+            return;
+        }
+        if (type == Frames.WELCOME) {
+            onWelcome(b, offset, length, header);
+            return;
+        }
+        if (in == null || header.sessionId() != pinnedSession) {
+            reject(header, "a frame from an Aeron session other than the linked receiver's");
+            return;
+        }
+        if (!Frames.verify(in, b, offset, length)) {
+            reject(header, "a frame whose MAC does not match the link's key");
+            return;
+        }
+        long counter = Frames.counter(b, offset);
+        if (counter <= inCounter) {
+            reject(header, "a replayed or reordered frame (counter " + counter + " after " + inCounter + ")");
+            return;
+        }
+        inCounter = counter;
         lastHeardNs = System.nanoTime();
         switch (type) {
-            case Frames.WELCOME -> {
-                if (welcomed) {
+            case Frames.CREDIT, Frames.BYE -> {
+                long f = Frames.a(b, offset);
+                long d = Frames.b(b, offset);
+                long x = Frames.c(b, offset);
+                // (sent is counted once a message is out: its receipt may be reported a moment before)
+                if (f < freed || d < delivered || x < remoteDropped || d > sent + 1) {
+                    lose("protocol violation: the receiver's counts went from " + freed + " freed, " + delivered
+                            + " received, " + remoteDropped + " dropped to " + f + ", " + d + ", " + x + " with "
+                            + sent + " sent");
                     return;
                 }
-                remoteCapacity = (int) Frames.a(b, offset);
-                remotePolicy = QueuePolicy.values()[(int) Frames.b(b, offset)];
-                freed = Frames.c(b, offset);
-                String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER, length - Frames.HEADER);
-                peer = "UcxReceiver '" + who + "' at " + target;
-                welcomed = true;
-                LOG.debug("{}: linked to {} (capacity {}, policy {})", path(), peer, remoteCapacity, remotePolicy);
-            }
-            case Frames.CREDIT, Frames.BYE -> {
-                freed = Math.max(freed, Frames.a(b, offset));
-                delivered = Math.max(delivered, Frames.b(b, offset));
-                remoteDropped = Math.max(remoteDropped, Frames.c(b, offset));
+                freed = f;
+                delivered = d;
+                remoteDropped = x;
                 if (type == Frames.BYE) {
+                    if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
+                        lose("the receiving side failed: " + b.getStringWithoutLengthUtf8(offset + Frames.HEADER,
+                                Math.min(length - Frames.HEADER, 4096)));
+                    }
                     peerClosed = true;
                 }
             }
             default -> {
+                lose("protocol violation: frame type " + type + " is not one a receiver sends");
                 return;
             }
         }
         roomIdle.wake();
         graph().notify(entity());
+    }
+
+    private void onWelcome(DirectBuffer b, int offset, int length, Header header) {
+        if (length < Frames.HEADER + 16 || !Frames.verify(base, b, offset, length) || Frames.counter(b, offset) != 0
+                || b.getLong(offset + Frames.HEADER, Frames.LE) != linkId) {
+            reject(header, "a WELCOME not signed with this host's secret for this link");
+            return;
+        }
+        if (welcomed) {
+            return;
+        }
+        long capacity = Frames.a(b, offset);
+        long policy = Frames.b(b, offset);
+        long initiallyFreed = Frames.c(b, offset);
+        if (capacity < 1 || capacity > 1 << 20 || policy < 0 || policy >= QueuePolicy.values().length
+                || initiallyFreed < 0) {
+            lose("protocol violation: WELCOME with capacity " + capacity + ", policy " + policy + ", freed "
+                    + initiallyFreed);
+            return;
+        }
+        long nonce = b.getLong(offset + Frames.HEADER + 8, Frames.LE);
+        byte[] secret = NetSecret.get().keyNoCopy();
+        in = new Hmac(Hmac.derive(secret, "jkompute-link rx->tx", linkId, nonce));
+        byte[] outKey = Hmac.derive(secret, "jkompute-link tx->rx", linkId, nonce);
+        out = new Hmac(outKey);
+        unregisterGoodbye = AeronTransport.onSignal(Frames.goodbye(data, outKey, "the sending process was stopped by "
+                + "a signal (SIGINT/SIGTERM)", 0, 0));
+        pinnedSession = header.sessionId();
+        lastHeardNs = System.nanoTime();
+        freed = initiallyFreed;
+        remoteCapacity = (int) capacity;
+        remotePolicy = QueuePolicy.values()[(int) policy];
+        String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER + 16,
+                Math.min(length - Frames.HEADER - 16, 1024));
+        peer = "UcxReceiver '" + who + "' at " + target;
+        welcomed = true;
+        LOG.debug("{}: linked to {} (capacity {}, policy {})", path(), peer, remoteCapacity, remotePolicy);
+        roomIdle.wake();
+        graph().notify(entity());
+    }
+
+    /** Drops a frame that is not the linked peer's, counts it, and says so (the first time and every 1000th). */
+    private void reject(Header header, String why) {
+        long n = ++rejected;
+        if (n == 1 || n % 1000 == 0) {
+            LOG.warn("{}: dropped {} (session {}; {} dropped so far)", path(), why, header.sessionId(), n);
+        }
     }
 
     private void lose(String why) {
@@ -256,31 +370,35 @@ public class UcxTransmitter extends Transmitter implements RunListener {
     /** Places free in the remote queue (0 until the receiver answered); the sender's back-pressure. */
     @Override
     public int remoteRoom() {
+        if (failure != null || peerClosed) {
+            return Integer.MAX_VALUE; // let the codelet publish: sending then ends the run with the link's error
+        }
         if (!welcomed) {
             return 0;
         }
         if (remotePolicy != QueuePolicy.FAULT) {
             return Integer.MAX_VALUE;
         }
-        long inflight = sent + queue.size() + queue.backSize() - freed;
+        long inflight = sent + size() + backSize() - freed;
         return (int) Math.max(0, remoteCapacity - inflight);
     }
 
     @Override
     protected void sync() {
-        try {
-            queue.sync();
-        } catch (StagingQueue.Overflow o) {
-            throw overflow(o);
-        }
+        syncQueue();
         Message m;
-        while ((m = queue.pop()) != null) {
+        while ((m = takeStaged()) != null) {
             try {
                 send(m);
             } finally {
                 m.release();
             }
         }
+    }
+
+    private GraphExecutionException closedByPeer() {
+        return new GraphExecutionException(entity().name(), name(), "UcxTransmitter '" + path() + "': " + peer
+                + " closed the link (its run ended) while messages were still to send; " + linkStatistics(), null);
     }
 
     private void send(Message m) {
@@ -292,25 +410,39 @@ public class UcxTransmitter extends Transmitter implements RunListener {
             }
             idle.idle();
         }
+        if (peerClosed) {
+            throw failure != null ? failed() : closedByPeer();
+        }
         if (remotePolicy == QueuePolicy.FAULT) {
             idle.reset();
+            long waitFrom = System.nanoTime();
+            long lastNote = waitFrom;
             while (sent - freed >= remoteCapacity) {
                 if (failure != null) {
                     throw failed();
                 }
                 if (peerClosed) {
-                    throw new GraphExecutionException(entity().name(), name(), "UcxTransmitter '" + path()
-                            + "': " + peer + " closed the link while messages were still to send; "
-                            + linkStatistics(), null);
+                    throw closedByPeer();
                 }
                 idle.idle();
+                long now = System.nanoTime();
+                if (now - lastNote > WAIT_NOTE_NS) {
+                    lastNote = now;
+                    LOG.warn("{}: waiting {} s for room in {} (capacity {}, {} sent, {} taken out)", path(),
+                            (now - waitFrom) / 1_000_000_000L, peer, remoteCapacity, sent, freed);
+                }
             }
         }
         long seq = sent + 1;
         try (Arena staging = Arena.ofConfined()) {
             WireFormat.Encoded e = WireFormat.encode(m, staging);
             if (e.messageBytes() <= claimBytes) {
-                sendClaimed(seq, e);
+                sendLock.lock();
+                try {
+                    sendClaimed(seq, e);
+                } finally {
+                    sendLock.unlock();
+                }
                 bytes += e.messageBytes();
                 sent = seq;
                 return;
@@ -324,11 +456,17 @@ public class UcxTransmitter extends Transmitter implements RunListener {
                 do {
                     int n = (int) Math.min(chunkBytes, len - pos);
                     boolean last = i == nparts - 1 && pos + n == len;
-                    Frames.header(frame, Frames.DATA, last ? Frames.FLAG_LAST : 0, seq, e.messageBytes(),
-                            part.offset() + pos, 0);
                     MemorySegment chunk = seg.asSlice(pos, n);
                     payloadView.wrap(chunk.asByteBuffer());
-                    offer(n);
+                    sendLock.lock();
+                    try {
+                        Frames.header(frame, Frames.DATA, last ? Frames.FLAG_LAST : 0, seq, e.messageBytes(),
+                                part.offset() + pos, ++outCounter);
+                        Frames.sign(out, frame, payloadView, n);
+                        offer(n);
+                    } finally {
+                        sendLock.unlock();
+                    }
                     pos += n;
                 } while (pos < len);
             }
@@ -353,9 +491,23 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         if (failure != null) {
             throw failed();
         }
+        if (peerClosed) {
+            throw closedByPeer();
+        }
         if (r == Publication.CLOSED || r == Publication.MAX_POSITION_EXCEEDED) {
             throw new GraphExecutionException(entity().name(), name(), "UcxTransmitter '" + path()
                     + "': the link to " + peer + " is closed (" + r + "); " + linkStatistics(), null);
+        }
+        if (r == Publication.NOT_CONNECTED) {
+            long now = System.nanoTime();
+            if (notConnectedSince == 0) {
+                notConnectedSince = now;
+            } else if (now - notConnectedSince > NetSettings.TIMEOUT_NS) {
+                lose("nothing has received on the link for " + (now - notConnectedSince) / 1_000_000 + " ms");
+                throw failed();
+            }
+        } else {
+            notConnectedSince = 0;
         }
         offerIdle.idle();
     }
@@ -373,10 +525,11 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         while ((r = data.tryClaim(len, claim)) <= 0) {
             backPressured(r);
         }
+        notConnectedSince = 0;
         try {
             MutableDirectBuffer b = claim.buffer();
             int at = claim.offset();
-            Frames.header(b, at, Frames.DATA, Frames.FLAG_LAST, seq, total, 0, 0);
+            Frames.header(b, at, Frames.DATA, Frames.FLAG_LAST, seq, total, 0, ++outCounter);
             int body = at + Frames.HEADER;
             b.setMemory(body, total, (byte) 0); // the padding between parts; a log is not guaranteed zeroed here
             List<WireFormat.Part> parts = e.parts();
@@ -388,6 +541,7 @@ public class UcxTransmitter extends Transmitter implements RunListener {
                     b.putBytes(body + (int) p.offset(), payloadView, 0, n);
                 }
             }
+            Frames.sign(out, b, at, total);
         } catch (RuntimeException | Error x) {
             claim.abort();
             throw x;
@@ -395,40 +549,80 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         claim.commit();
     }
 
-    private QueueOverflowException overflow(StagingQueue.Overflow o) {
-        return new QueueOverflowException(entity().name(), name(), "transmitter '" + path()
-                + "' overflowed: " + o.getMessage() + ", policy 2 (fault); publish at most " + capacity()
-                + " message(s) per tick or raise its capacity");
+    /** The local address the OS would use to reach {@code host} (no packet is sent). */
+    static String addressToward(String host) throws java.io.IOException {
+        java.net.InetAddress a = java.net.InetAddress.getByName(host);
+        if (a.isLoopbackAddress()) {
+            return a instanceof java.net.Inet6Address ? "::1" : "127.0.0.1";
+        }
+        try (java.net.DatagramSocket s = new java.net.DatagramSocket()) {
+            s.connect(new java.net.InetSocketAddress(a, 9));
+            return s.getLocalAddress().getHostAddress();
+        }
     }
 
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
-        return new LinkStatistics("'" + path() + "' → " + peer, sent, delivered - d, d, bytes);
+        return new LinkStatistics("'" + path() + "' → " + peer, sent, delivered - d, d, bytes, rejected);
+    }
+
+    /** Frames dropped because they were not the linked receiver's (no valid MAC, another session, a replay). */
+    public long rejectedFrames() {
+        return rejected;
     }
 
     @Override
     public void runFinished(RunResult result) {
+        this.result = result;
+        awaitConfirmation(); // so the line below gives the receiver's exact count
         LOG.info("link {}", linkStatistics());
+    }
+
+    /**
+     * Nothing lost on a healthy link: waits (up to the link timeout after the last word from the receiver) until the
+     * receiver confirmed every message sent.
+     */
+    private void awaitConfirmation() {
+        if (!running || !welcomed || failure != null) {
+            return;
+        }
+        long hard = System.nanoTime() + 30_000_000_000L;
+        while (delivered < sent && failure == null && !peerClosed && System.nanoTime() < hard) {
+            try {
+                Thread.sleep(1);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                break;
+            }
+        }
+        if (delivered < sent) {
+            LOG.warn("{}: closing with {} of {} messages confirmed by {}", path(), delivered, sent, peer);
+        }
+    }
+
+    /** Why this side's run did not end normally (error, interrupted), or null. */
+    private String failedReason() {
+        RunResult r = result;
+        if (failure != null) {
+            return failure;
+        }
+        if (r == null) {
+            return "the sending graph closed without finishing its run";
+        }
+        if (r.reason() == StopReason.ERROR || r.reason() == StopReason.INTERRUPTED) {
+            return "the sending graph ended " + r.reason() + (r.detail() == null ? "" : ": " + r.detail());
+        }
+        return null;
     }
 
     @Override
     protected void deinitialize() {
-        // nothing lost on a healthy link: wait until the receiver has every message
-        if (running && welcomed && failure == null) {
-            long deadline = System.nanoTime() + 30_000_000_000L;
-            while (delivered < sent && failure == null && !peerClosed && System.nanoTime() < deadline) {
-                try {
-                    Thread.sleep(1);
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                    break;
-                }
-            }
-            if (delivered < sent) {
-                LOG.warn("{}: closing with {} of {} messages confirmed by {}", path(), delivered, sent, peer);
-            }
+        if (unregisterGoodbye != null) {
+            unregisterGoodbye.run();
+            unregisterGoodbye = null;
         }
+        awaitConfirmation();
         running = false;
         if (poller != null) {
             try {
@@ -438,15 +632,20 @@ public class UcxTransmitter extends Transmitter implements RunListener {
             }
         }
         if (data != null && welcomed) {
-            Frames.header(frame, Frames.BYE, 0, sent, 0, 0, 0);
-            for (int i = 0; i < 100 && data.offer(frame, 0, Frames.HEADER) < 0; i++) {
+            // goodbye; when this side's run failed (or was interrupted) the receiver fails too, with our reason
+            String why = failedReason();
+            byte[] text = why == null ? new byte[0] : why.getBytes(StandardCharsets.UTF_8);
+            int n = Math.min(text.length, 1024);
+            UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + n]);
+            Frames.header(f, Frames.BYE, why == null ? 0 : Frames.FLAG_FAILED, sent, 0, 0, ++outCounter);
+            f.putBytes(Frames.HEADER, text, 0, n);
+            Frames.sign(out, f, 0, n);
+            for (int i = 0; i < 100 && data.offer(f, 0, Frames.HEADER + n) < 0; i++) {
                 Thread.yield();
             }
         }
         close0();
-        if (queue != null) {
-            queue.clear();
-        }
+        clearQueue();
     }
 
     private void close0() {
@@ -461,35 +660,6 @@ public class UcxTransmitter extends Transmitter implements RunListener {
         if (transport != null) {
             transport.release();
             transport = null;
-        }
-    }
-
-    @Override
-    public int size() {
-        return queue.size();
-    }
-
-    @Override
-    public int backSize() {
-        return queue.backSize();
-    }
-
-    @Override
-    public int capacity() {
-        return queue.capacity();
-    }
-
-    @Override
-    protected Message pop() {
-        return null;
-    }
-
-    @Override
-    protected void push(Message message) {
-        try {
-            queue.push(message);
-        } catch (StagingQueue.Overflow o) {
-            throw overflow(o);
         }
     }
 }

@@ -55,7 +55,13 @@ public final class WireFormat {
             DataType.UINT16, DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64, DataType.FLOAT16,
             DataType.FLOAT32, DataType.FLOAT64};
 
-    /** A message that does not follow the layout (bad magic, other version, truncated, unknown codes). */
+    /** The highest tensor rank the decoder accepts. */
+    public static final int MAX_RANK = 32;
+
+    /**
+     * A message or link frame that does not follow the layout (bad magic, other version, truncated, unknown codes,
+     * sizes that do not fit): the one exception the decoder throws for malformed input, whatever is wrong with it.
+     */
     public static final class FormatException extends RuntimeException {
         public FormatException(String message) {
             super(message);
@@ -160,6 +166,15 @@ public final class WireFormat {
                     if (t instanceof HostTensor ht) {
                         strides = ht.strides();
                         long extent = extent(shape, strides, t.dataType().byteSize());
+                        long elements = 1;
+                        for (long d : shape) {
+                            elements *= d;
+                        }
+                        if (elements * t.dataType().byteSize() > extent) {
+                            throw new IllegalArgumentException("tensor '" + names.get(i) + "' has overlapping "
+                                    + "elements (strides " + java.util.Arrays.toString(strides) + "); the wire "
+                                    + "carries tensors whose elements do not overlap: send a contiguous copy");
+                        }
                         bytes = ht.data().asSlice(0, extent);
                         storage = ht.storage() == io.jkompute.graph.StorageType.SYSTEM ? 1 : 0;
                     } else {
@@ -237,6 +252,9 @@ public final class WireFormat {
         };
         try {
             return decode0(bytes, devices, drop, users);
+        } catch (ArithmeticException | IndexOutOfBoundsException | IllegalArgumentException e) {
+            // checks below come first; this only keeps the promise of one exception type for malformed input
+            throw e instanceof FormatException f ? f : new FormatException("malformed message: " + e.getMessage());
         } finally {
             if (drop != null) {
                 try {
@@ -268,9 +286,18 @@ public final class WireFormat {
         int count = Short.toUnsignedInt(bytes.get(U16, 6));
         long total = bytes.get(I64, 8);
         long headerLen = Integer.toUnsignedLong(bytes.get(U32, 16));
-        if (total != n || headerLen > n) {
+        if (total != n || headerLen > n || headerLen < HEADER_FIXED) {
             throw new FormatException("message says " + total + " bytes (header " + headerLen + "), got " + n);
         }
+        if (bytes.get(U32, 20) != 0) {
+            throw new FormatException("reserved header field is " + bytes.get(U32, 20) + ", must be 0");
+        }
+        // every component takes at least 4 header bytes: a count the header cannot hold is refused before any work
+        if (count > (headerLen - HEADER_FIXED) / 4) {
+            throw new FormatException("message declares " + count + " components in a " + headerLen
+                    + "-byte header");
+        }
+        long payloadFloor = align(headerLen);
         Message m = Message.create();
         boolean ok = false;
         try {
@@ -278,6 +305,9 @@ public final class WireFormat {
             for (int i = 0; i < count; i++) {
                 need(pos + 4, headerLen);
                 int kind = bytes.get(ValueLayout.JAVA_BYTE, pos);
+                if (bytes.get(ValueLayout.JAVA_BYTE, pos + 1) != 0) {
+                    throw new FormatException("component " + i + ": reserved byte is not 0");
+                }
                 int nameLen = Short.toUnsignedInt(bytes.get(U16, pos + 2));
                 need(pos + 4 + nameLen, headerLen);
                 String name = new String(bytes.asSlice(pos + 4, nameLen).toArray(ValueLayout.JAVA_BYTE),
@@ -292,9 +322,21 @@ public final class WireFormat {
                     case KIND_HOST_TENSOR, KIND_DEVICE_TENSOR -> {
                         need(pos + 4, headerLen);
                         int code = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos));
+                        int storage = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos + 1));
                         int rank = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos + 2));
                         if (code == 0 || code >= CODES.length) {
                             throw new FormatException("component '" + name + "': unknown dtype code " + code);
+                        }
+                        if (kind == KIND_HOST_TENSOR ? storage > 1 : storage != 2) {
+                            throw new FormatException("component '" + name + "': storage " + storage
+                                    + " does not match its kind " + kind);
+                        }
+                        if (bytes.get(ValueLayout.JAVA_BYTE, pos + 3) != 0) {
+                            throw new FormatException("component '" + name + "': reserved byte is not 0");
+                        }
+                        if (rank > MAX_RANK) {
+                            throw new FormatException("component '" + name + "': rank " + rank + " (at most "
+                                    + MAX_RANK + ")");
                         }
                         DataType type = CODES[code];
                         pos += 4;
@@ -309,11 +351,25 @@ public final class WireFormat {
                         long off = bytes.get(I64, pos);
                         long len = bytes.get(I64, pos + 8);
                         pos += 16;
+                        // the tensor must fit its payload exactly: shape and strides are checked (no negative,
+                        // no overflow) and their extent must equal the payload's size, which must lie inside the
+                        // message after the header, 64-aligned, before anything is made from it
+                        long extent = strictExtent(name, shape, strides, type.byteSize());
+                        if (kind == KIND_DEVICE_TENSOR
+                                && !java.util.Arrays.equals(strides, GraphTensor.denseStrides(shape, type.byteSize()))) {
+                            throw new FormatException("component '" + name + "': a device tensor must be dense");
+                        }
+                        if (len != extent) {
+                            throw new FormatException("component '" + name + "': payload of " + len + " bytes for a "
+                                    + "tensor whose shape and strides span " + extent);
+                        }
                         if (len == 0) {
-                            off = 0;
-                        } else if (off < headerLen || len < 0 || off + len > n) {
+                            if (off != 0) {
+                                throw new FormatException("component '" + name + "': empty payload at " + off);
+                            }
+                        } else if (off < payloadFloor || (off & (ALIGN - 1)) != 0 || off > n - len) {
                             throw new FormatException("component '" + name + "': payload [" + off + ", +" + len
-                                    + ") outside the " + n + "-byte message");
+                                    + ") outside the " + n + "-byte message's payload area or not 64-aligned");
                         }
                         MemorySegment data = bytes.asSlice(off, len);
                         GraphTensor t = null;
@@ -335,7 +391,7 @@ public final class WireFormat {
                     }
                     case KIND_STRING -> {
                         need(pos + 4, headerLen);
-                        int len = bytes.get(U32, pos);
+                        long len = Integer.toUnsignedLong(bytes.get(U32, pos));
                         need(pos + 4 + len, headerLen);
                         m.add(name, new String(bytes.asSlice(pos + 4, len).toArray(ValueLayout.JAVA_BYTE),
                                 StandardCharsets.UTF_8));
@@ -343,6 +399,9 @@ public final class WireFormat {
                     }
                     default -> throw new FormatException("component '" + name + "': unknown kind " + kind);
                 }
+            }
+            if (pos != headerLen) {
+                throw new FormatException("header says " + headerLen + " bytes, its components end at " + pos);
             }
             ok = true;
             return m;
@@ -368,6 +427,36 @@ public final class WireFormat {
     private static void need(long end, long headerLen) {
         if (end > headerLen) {
             throw new FormatException("header truncated: needs " + end + " bytes, has " + headerLen);
+        }
+    }
+
+    /** The bytes a tensor spans; a FormatException for negative or overflowing shapes and strides. */
+    private static long strictExtent(String name, long[] shape, long[] strides, int elementSize) {
+        long count = 1;
+        long extent = 0;
+        try {
+            for (int i = 0; i < shape.length; i++) {
+                if (shape[i] < 0 || strides[i] < 0) {
+                    throw new FormatException("component '" + name + "': negative shape or stride in dimension " + i);
+                }
+                count = Math.multiplyExact(count, shape[i]);
+                if (shape[i] > 0) {
+                    extent = Math.addExact(extent, Math.multiplyExact(shape[i] - 1, strides[i]));
+                }
+            }
+            if (count == 0) {
+                return 0;
+            }
+            extent = Math.addExact(extent, elementSize);
+            // elements that overlap (zero or small strides) would let a few payload bytes stand for a huge tensor
+            // that a consumer then allocates: the wire carries tensors whose elements fit their span
+            if (Math.multiplyExact(count, (long) elementSize) > extent) {
+                throw new FormatException("component '" + name + "': " + count + " elements of " + elementSize
+                        + " bytes in a span of " + extent + " bytes (overlapping strides)");
+            }
+            return extent;
+        } catch (ArithmeticException e) {
+            throw new FormatException("component '" + name + "': shape and strides overflow 64 bits");
         }
     }
 

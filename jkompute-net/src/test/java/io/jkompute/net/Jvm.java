@@ -80,11 +80,35 @@ final class Jvm implements AutoCloseable {
     /** Waits for the process to end; returns its exit status (or fails the test after {@code seconds}). */
     int await(long seconds) throws InterruptedException {
         if (!process.waitFor(seconds, TimeUnit.SECONDS)) {
+            dumpThreads();
             process.destroyForcibly();
-            throw new AssertionError(name + " did not end within " + seconds + " s; output:\n" + output());
+            throw new AssertionError(name + " did not end within " + seconds + " s; output (with its threads):\n"
+                    + output());
         }
         reader.join(5000);
+        assertNoAeronDirectory();
         return process.exitValue();
+    }
+
+    /** A stuck child prints its threads (SIGQUIT) into its output, which the failure then carries. */
+    private void dumpThreads() throws InterruptedException {
+        try {
+            new ProcessBuilder("kill", "-QUIT", Long.toString(process.pid())).start().waitFor(5, TimeUnit.SECONDS);
+            Thread.sleep(1000);
+        } catch (IOException e) {
+            // no kill command: the failure has the output without threads
+        }
+    }
+
+    /** Every exit path of a child removes its private Aeron folder. */
+    void assertNoAeronDirectory() {
+        for (Path root : List.of(Path.of("/dev/shm"), Path.of(System.getProperty("java.io.tmpdir")))) {
+            Path d = root.resolve("jkompute-aeron-" + process.pid());
+            if (Files.exists(d)) {
+                throw new AssertionError(name + " (pid " + process.pid() + ") left " + d + " behind; output:\n"
+                        + output());
+            }
+        }
     }
 
     /** Waits until a line starting with {@code prefix} appeared; returns it. */
@@ -124,6 +148,15 @@ final class Jvm implements AutoCloseable {
     public void close() {
         if (process.isAlive()) {
             process.destroyForcibly();
+        }
+        try {
+            if (process.waitFor(10, TimeUnit.SECONDS)) {
+                // a killed process cannot clean up: the next transport start removes its folder (as here)
+                AeronTransport.removeStale();
+                assertNoAeronDirectory();
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
         }
     }
 

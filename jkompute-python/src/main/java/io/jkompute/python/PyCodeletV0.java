@@ -10,19 +10,19 @@ import io.jkompute.graph.Receiver;
 import io.jkompute.graph.Registrar;
 import io.jkompute.graph.SourceLocation;
 import io.jkompute.graph.Transmitter;
+import io.jkompute.python.internal.PyCodelet;
 import io.jkompute.python.internal.PyCodeletBridge;
+import io.jkompute.python.internal.PyFailure;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import org.graalvm.polyglot.PolyglotException;
-import org.graalvm.polyglot.Value;
 import org.snakeyaml.engine.v2.api.Load;
 import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
  * GXF's {@code nvidia::gxf::PyCodeletV0}: runs the Python class {@code codelet_name} from {@code codelet_file}
- * (relative paths resolve against the YAML file; "None" or empty looks in {@code __main__}) inside the graph's GraalPy
+ * (relative paths resolve against the YAML file; "None" or empty looks in {@code __main__}) in the process's embedded CPython
  * context. {@code codelet_params} (YAML text or a map) reaches Python through {@code get_params()}; the optional
  * {@code receivers}, {@code transmitters}, {@code allocators}, {@code cuda_stream_pools} (or {@code stream_pools}) and
  * {@code clock} through the matching {@code CodeletAdapter} getters. The module is imported when the graph loads (so
@@ -41,8 +41,7 @@ public final class PyCodeletV0 extends Codelet {
     private Parameter<Clock> clock;
 
     private PythonRuntime.GraphPython python;
-    private Value codeletClass;
-    private Value instance;
+    private PyCodelet codelet;
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -67,7 +66,7 @@ public final class PyCodeletV0 extends Codelet {
         python = PythonRuntime.acquire(graph());
         try {
             python.bridge().register(this);
-            codeletClass = call(() -> python.classLoader().execute(path, codeletName.get()));
+            codelet = call(() -> PyCodelet.load(path, codeletName.get()));
         } catch (RuntimeException e) {
             python = null;
             PythonRuntime.release(graph());
@@ -78,8 +77,10 @@ public final class PyCodeletV0 extends Codelet {
     @Override
     protected void deinitialize() {
         if (python != null) {
-            instance = null;
-            codeletClass = null;
+            if (codelet != null) {
+                codelet.close();
+                codelet = null;
+            }
             python = null;
             PythonRuntime.release(graph());
         }
@@ -89,23 +90,21 @@ public final class PyCodeletV0 extends Codelet {
     protected void start() {
         PyCodeletBridge bridge = new PyCodeletBridge(this, python.bridge(), params(), receivers.get(),
                 transmitters.get(), allocators.get(), pools(), this::clockOrDefault);
-        call(() -> {
-            instance = codeletClass.newInstance();
-            instance.invokeMember("set_bridge", bridge);
-            return instance.invokeMember("start");
-        });
+        run(() -> codelet.start(bridge));
     }
 
     @Override
     protected void tick() {
-        call(() -> instance.invokeMember("tick"));
+        try {
+            codelet.tick();
+        } catch (PyFailure e) {
+            throw PythonErrors.translate(e);
+        }
     }
 
     @Override
     protected void stop() {
-        if (instance != null) {
-            call(() -> instance.invokeMember("stop"));
-        }
+        run(codelet::stop);
     }
 
     private Object params() {
@@ -137,10 +136,18 @@ public final class PyCodeletV0 extends Codelet {
     }
 
     /** Runs Python code, turning a Python exception into one that names the .py file and line. */
-    private static Value call(java.util.function.Supplier<Value> action) {
+    private static <T> T call(java.util.function.Supplier<T> action) {
         try {
             return action.get();
-        } catch (PolyglotException e) {
+        } catch (PyFailure e) {
+            throw PythonErrors.translate(e);
+        }
+    }
+
+    private static void run(Runnable action) {
+        try {
+            action.run();
+        } catch (PyFailure e) {
             throw PythonErrors.translate(e);
         }
     }

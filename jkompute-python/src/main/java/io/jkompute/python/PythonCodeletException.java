@@ -36,7 +36,7 @@ public final class PythonCodeletException extends RuntimeException {
         return pythonType;
     }
 
-    /** The guest frames of the Python stack, innermost first. */
+    /** The Python traceback, as traceback.format_exception prints it. */
     public String pythonTraceback() {
         return pythonTraceback;
     }

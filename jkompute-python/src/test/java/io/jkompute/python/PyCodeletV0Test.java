@@ -19,7 +19,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's Python test codelets and the gxf package, run by GraalPy inside real graphs. */
+/** GXF's Python test codelets and the gxf package, run by the embedded CPython inside real graphs. */
 class PyCodeletV0Test {
     static final Path APPS = Path.of("..", "apps");
     static final Path GRAPHS = Path.of("src/test/resources/graphs");
@@ -71,6 +71,16 @@ class PyCodeletV0Test {
                     "100 [2, 3][1.0, 1.5, 2.0, 2.5, 3.0, 3.5] int32[6][0, 1, 2, 3, 4, 5]",
                     "101 [2, 3][2.0, 2.5, 3.0, 3.5, 4.0, 4.5] int32[6][2, 3, 4, 5, 6, 7]",
                     "102 [2, 3][3.0, 3.5, 4.0, 4.5, 5.0, 5.5] int32[6][4, 5, 6, 7, 8, 9]"), rec.seen);
+        }
+    }
+
+    @Test
+    void numpyArraysShareTensorMemoryAndKeepTheirMessage() {
+        try (Graph g = Graph.load(GRAPHS.resolve("zero-copy.yaml"))) {
+            assertEquals(StopReason.DEADLOCK, g.run().reason());
+            assertEquals(4, g.entity("rx").tickCount());
+            BlockMemoryPool pool = g.component("pool/host", BlockMemoryPool.class);
+            assertEquals(2, pool.freeBlocks(), "the four arrays the receiver keeps hold four of the six blocks");
         }
     }
 

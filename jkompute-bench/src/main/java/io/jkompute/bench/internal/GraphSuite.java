@@ -68,7 +68,7 @@ public final class GraphSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return SCHEDULERS.size() + 3;
+        return SCHEDULERS.size() + 3 + PythonPing.steps();
     }
 
     @Override
@@ -79,6 +79,7 @@ public final class GraphSuite implements Suite {
             ping(ctx, out, (String) s[0], (Integer) s[1], (Integer) s[2], (Integer) s[3], messages, runs);
         }
         pingGoals(out);
+        PythonPing.run(ctx, out);
         pipeline(ctx, out);
     }
 

@@ -459,6 +459,11 @@ public final class RawVulkan implements AutoCloseable {
 
     /** vkQueueSubmit with the reused fence. */
     public void submit() {
+        if (io.jkompute.Shutdown.isStopping()) {
+            // the baseline's own device is not a Manager's: stop here so it is closed (by the suite unwinding)
+            // before the JVM exits, not left running under the driver's exit handlers
+            throw new IllegalStateException("jkompute is stopping (the JVM is exiting): raw Vulkan baseline stopped");
+        }
         check(vkQueueSubmit(queue, submitInfo, fence), "vkQueueSubmit");
     }
 

@@ -37,7 +37,7 @@ public final class Driver {
             cuMemFree, cuMemHostAlloc, cuMemFreeHost, cuMemcpyHtoD, cuMemcpyHtoDCritical, cuMemcpyDtoH,
             cuMemcpyDtoHCritical, cuMemcpyDtoD, cuMemcpyHtoDAsync, cuMemcpyDtoHAsync, cuMemcpyDtoDAsync, cuMemcpy2D,
             cuMemcpy2DAsync, cuMemsetD8, cuMemsetD16, cuMemsetD32, cuMemsetD8Async, cuMemsetD16Async,
-            cuMemsetD32Async, cuMemsetD2D8, cuMemsetD2D16, cuMemsetD2D32, cuStreamCreate, cuStreamDestroy,
+            cuMemsetD32Async, cuMemsetD2D8, cuMemsetD2D16, cuMemsetD2D32, cuStreamCreate, cuStreamCreateWithPriority, cuStreamDestroy,
             cuStreamSynchronize, cuStreamQuery, cuStreamWaitEvent, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventQuery, cuEventElapsedTime, cuEventDestroy, cuModuleLoadDataEx, cuModuleUnload,
             cuModuleGetFunction, cuFuncGetAttribute, cuLaunchKernel, cuImportExternalMemory,
@@ -105,6 +105,7 @@ public final class Driver {
         cuMemsetD2D16 = ok ? i.req("cuMemsetD2D16_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_SHORT, JAVA_LONG, JAVA_LONG)) : null;
         cuMemsetD2D32 = ok ? i.req("cuMemsetD2D32_v2", FunctionDescriptor.of(JAVA_INT, JAVA_LONG, JAVA_LONG, JAVA_INT, JAVA_LONG, JAVA_LONG)) : null;
         cuStreamCreate = ok ? i.req("cuStreamCreate", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT)) : null;
+        cuStreamCreateWithPriority = ok ? i.req("cuStreamCreateWithPriority", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_INT, JAVA_INT)) : null;
         cuStreamDestroy = ok ? i.req("cuStreamDestroy_v2", FunctionDescriptor.of(JAVA_INT, ADDRESS)) : null;
         cuStreamSynchronize = ok ? i.req("cuStreamSynchronize", FunctionDescriptor.of(JAVA_INT, ADDRESS)) : null;
         cuStreamQuery = ok ? i.req("cuStreamQuery", FunctionDescriptor.of(JAVA_INT, ADDRESS)) : null;
@@ -339,6 +340,10 @@ public final class Driver {
 
     public static int streamCreate(MemorySegment out, int flags) {
         try { return (int) cuStreamCreate.invokeExact(out, flags); } catch (Throwable t) { throw fatal(t); }
+    }
+
+    public static int streamCreateWithPriority(MemorySegment out, int flags, int priority) {
+        try { return (int) cuStreamCreateWithPriority.invokeExact(out, flags, priority); } catch (Throwable t) { throw fatal(t); }
     }
 
     public static int streamDestroy(MemorySegment s) {

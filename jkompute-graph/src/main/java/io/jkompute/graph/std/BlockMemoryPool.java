@@ -1,6 +1,8 @@
 package io.jkompute.graph.std;
 
 import io.jkompute.graph.Allocator;
+import io.jkompute.graph.DeviceBuffer;
+import io.jkompute.graph.DeviceMemoryProvider;
 import io.jkompute.graph.MemoryBlock;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
@@ -16,7 +18,9 @@ import org.slf4j.LoggerFactory;
 /**
  * {@code num_blocks} blocks of {@code block_size} bytes allocated up front; every request takes one whole block and
  * fails when it is larger than a block or no block is free. A block returns when the last message holding it is
- * released. {@code storage_type}: 0 host, 1 device (Vulkan; needs {@code device}), 2 system.
+ * released. {@code storage_type}: 0 host, 1 device, 2 system. Device blocks are Vulkan memory when the pool names
+ * a {@code device} (a VulkanDevice); otherwise they come from the graph's {@link DeviceMemoryProvider} (CUDA memory
+ * with jkompute-graph-cuda, as in GXF), and without one the pool refuses to start.
  */
 public final class BlockMemoryPool extends Allocator {
     private static final Logger LOG = LoggerFactory.getLogger(BlockMemoryPool.class);
@@ -27,6 +31,7 @@ public final class BlockMemoryPool extends Allocator {
     private Arena arena;
     private MemorySegment memory;
     private DeviceBlocks deviceBlocks;
+    private DeviceBuffer[] buffers;
     private final ArrayDeque<Integer> free = new ArrayDeque<>();
     private int total;
 
@@ -49,11 +54,25 @@ public final class BlockMemoryPool extends Allocator {
         }
         total = (int) (long) numBlocks.get();
         if (storageType.get() == StorageType.DEVICE) {
-            if (!device.isSet()) {
-                throw new IllegalArgumentException("storage_type 1 (device) needs parameter 'device', a handle to a "
-                        + "VulkanDevice component");
+            if (device.isSet()) {
+                deviceBlocks = new DeviceBlocks(device.get(), blockSize.get(), total);
+            } else {
+                DeviceMemoryProvider provider = graph().registry().deviceMemory(graph());
+                if (provider == null) {
+                    throw new IllegalArgumentException("storage_type 1 (device) needs parameter 'device', a handle to "
+                            + "a VulkanDevice component, or CUDA device memory (module jkompute-graph-cuda and a CUDA "
+                            + "GPU)");
+                }
+                buffers = new DeviceBuffer[total];
+                try {
+                    for (int i = 0; i < total; i++) {
+                        buffers[i] = provider.allocate(graph(), blockSize.get());
+                    }
+                } catch (RuntimeException e) {
+                    closeBuffers();
+                    throw e;
+                }
             }
-            deviceBlocks = new DeviceBlocks(device.get(), blockSize.get(), total);
         } else {
             arena = Arena.ofShared();
             memory = arena.allocate(Math.multiplyExact(blockSize.get(), numBlocks.get()), 64);
@@ -75,8 +94,20 @@ public final class BlockMemoryPool extends Allocator {
         if (deviceBlocks != null) {
             deviceBlocks.close();
         }
+        closeBuffers();
         if (arena != null) {
             arena.close();
+        }
+    }
+
+    private void closeBuffers() {
+        if (buffers != null) {
+            for (DeviceBuffer b : buffers) {
+                if (b != null) {
+                    b.close();
+                }
+            }
+            buffers = null;
         }
     }
 
@@ -125,7 +156,7 @@ public final class BlockMemoryPool extends Allocator {
         StorageType st = storageType.get();
         AtomicBoolean closed = new AtomicBoolean();
         MemorySegment seg = memory == null ? null : memory.asSlice(index * blockSize.get(), blockSize.get());
-        Object deviceObject = deviceBlocks == null ? null : deviceBlocks.block(index);
+        Object deviceObject = deviceBlocks != null ? deviceBlocks.block(index) : buffers != null ? buffers[index] : null;
         return new MemoryBlock() {
             @Override
             public long byteSize() {

@@ -4,6 +4,8 @@ import io.jkompute.DataType;
 import io.jkompute.graph.Allocator;
 import io.jkompute.graph.CodeletAdapter;
 import io.jkompute.graph.DeviceTensor;
+import io.jkompute.graph.GraphTensor;
+import io.jkompute.graph.StorageType;
 import io.jkompute.graph.HostTensor;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Transmitter;
@@ -12,7 +14,8 @@ import java.lang.foreign.MemorySegment;
 /**
  * Per tick: a host message with two tensors named {@code host_tensor} (shape [1024, 1] float32, from
  * {@code allocator0}) on {@code transmitter0}, and, when {@code transmitter1} is given, a device message with two
- * tensors named {@code device_tensor} (same shape, Vulkan memory from {@code allocator1}) on {@code transmitter1}.
+ * tensors named {@code device_tensor} (same shape, device memory from {@code allocator1}: Vulkan, or CUDA where the
+ * pool's memory is CUDA memory) on {@code transmitter1}.
  * Every tensor of tick n holds the same deterministic values {@link #value(long, int)}.
  *
  * <p>The values are computed once, not per frame: every frame is a contiguous window of one table of
@@ -83,9 +86,9 @@ public class StreamGenerator extends CodeletAdapter {
         if (tx1 != null) {
             Message device = Message.create();
             for (int k = 0; k < 2; k++) {
-                DeviceTensor t = DeviceTensor.allocate(alloc1, DataType.FLOAT32, ROWS, 1);
+                GraphTensor t = GraphTensor.allocate(alloc1, StorageType.DEVICE, DataType.FLOAT32, ROWS, 1);
                 device.add("device_tensor", t);
-                t.upload(values);
+                t.copyFromHost(values);
             }
             tx1.publish(device);
         }

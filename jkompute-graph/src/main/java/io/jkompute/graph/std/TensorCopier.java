@@ -1,7 +1,6 @@
 package io.jkompute.graph.std;
 
 import io.jkompute.graph.Codelet;
-import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.GraphTensor;
 import io.jkompute.graph.HostTensor;
 import io.jkompute.graph.Message;
@@ -18,12 +17,12 @@ import java.lang.foreign.MemorySegment;
 
 /**
  * GXF's TensorCopier: each tick takes one message from {@code receiver}, copies every tensor in it into memory from
- * {@code allocator} per {@code mode} (0 to the device as a Vulkan tensor, 1 to host, 2 to system memory; strided
+ * {@code allocator} per {@code mode} (0 to the device: Vulkan or CUDA memory, whichever the allocator holds; 1 to host,
+ * 2 to system memory; strided
  * tensors become dense), and publishes a new message with the copies under the same names and the same acqtime.
  * Other components that own nothing (not {@link AutoCloseable}) travel along by reference. Unlike GXF, which
  * rewrites the received message in place and skips tensors already in the target storage, every tensor is copied
- * into a new message: a jkompute message may be shared by several receivers, so it is never changed. CUDA tensors
- * are not graph tensors in jkompute (CUDA lives in jkompute-cuda), so the device side here is Vulkan.
+ * into a new message: a jkompute message may be shared by several receivers, so it is never changed.
  */
 public final class TensorCopier extends Codelet {
     private Parameter<Receiver> receiver;
@@ -63,9 +62,9 @@ public final class TensorCopier extends Codelet {
     private GraphTensor copy(GraphTensor t, Arena arena) {
         MemorySegment bytes = Tensors.dense(t, arena);
         if (mode.get() == TensorCopyMode.COPY_TO_DEVICE) {
-            DeviceTensor d = DeviceTensor.allocate(allocator.get(), t.dataType(), t.shape());
+            GraphTensor d = GraphTensor.allocate(allocator.get(), StorageType.DEVICE, t.dataType(), t.shape());
             try {
-                d.upload(bytes);
+                d.copyFromHost(bytes);
             } catch (RuntimeException e) {
                 d.close();
                 throw e;

@@ -214,6 +214,11 @@ public class VerifyEqual extends CodeletAdapter {
         return tensors.get(0);
     }
 
+    @Override
+    public String summary() {
+        return verified + (verified == 1 ? " frame" : " frames") + " verified";
+    }
+
     /** Message pairs verified so far. */
     public long verified() {
         return verified;

@@ -8,15 +8,20 @@ import io.jkompute.graph.Registrar;
 
 /**
  * A Vulkan device (a jkompute core {@link Manager}) shared by the components of a graph: device pools, kernel
- * codelets. Made at activation, closed when the graph closes. {@code device_index} (default 0).
+ * codelets. Made at activation, closed when the graph closes. {@code device_index} (default 0);
+ * {@code export_memory} (default false): its device pools make memory that CUDA can import (jkompute-cuda's
+ * {@code GpuArray.fromTensor}), for apps where CUDA codelets read Vulkan tensors.
  */
 public final class VulkanDevice extends Component {
     private Parameter<Long> deviceIndex;
+    private Parameter<Boolean> exportMemory;
     private Manager manager;
 
     @Override
     protected void registerInterface(Registrar r) {
         deviceIndex = r.parameter("device_index", ParameterTypes.INT64, "which Vulkan device", 0L);
+        exportMemory = r.parameter("export_memory", ParameterTypes.BOOL,
+                "device pools make memory CUDA can import", false);
     }
 
     @Override
@@ -34,6 +39,11 @@ public final class VulkanDevice extends Component {
             manager.close();
             manager = null;
         }
+    }
+
+    /** Whether device pools on this device make exportable memory ({@code export_memory}). */
+    public boolean exportsMemory() {
+        return exportMemory.get();
     }
 
     /** The core Manager; valid between activation and close. */

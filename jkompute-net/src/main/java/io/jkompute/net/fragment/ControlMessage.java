@@ -73,13 +73,23 @@ public record ControlMessage(Type type, Map<String, String> fields) {
         return sb.toString().getBytes(StandardCharsets.UTF_8);
     }
 
+    /** Decodes a message; an IllegalArgumentException naming what is wrong for anything malformed. */
     public static ControlMessage decode(byte[] bytes, int offset, int length) {
         String s = new String(bytes, offset, length, StandardCharsets.UTF_8);
         String[] lines = s.split("\n", -1);
-        Type type = Type.valueOf(lines[0]);
+        Type type;
+        try {
+            type = Type.valueOf(lines[0]);
+        } catch (IllegalArgumentException e) {
+            throw new IllegalArgumentException("unknown control message type '" + abbreviate(lines[0]) + "'");
+        }
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 1; i < lines.length; i++) {
             int eq = lines[i].indexOf('=');
+            if (eq <= 0) {
+                throw new IllegalArgumentException(type + ": line " + i + " is not key=value: '"
+                        + abbreviate(lines[i]) + "'");
+            }
             String v = lines[i].substring(eq + 1);
             StringBuilder sb = new StringBuilder(v.length());
             for (int j = 0; j < v.length(); j++) {
@@ -91,9 +101,36 @@ public record ControlMessage(Type type, Map<String, String> fields) {
                     sb.append(c);
                 }
             }
-            m.put(lines[i].substring(0, eq), sb.toString());
+            if (m.put(lines[i].substring(0, eq), sb.toString()) != null) {
+                throw new IllegalArgumentException(type + ": key '" + abbreviate(lines[i].substring(0, eq))
+                        + "' given twice");
+            }
         }
         return new ControlMessage(type, m);
+    }
+
+    /** The field as a long; an IllegalArgumentException naming the field when it is missing or not a number. */
+    public long number(String key) {
+        String v = fields.get(key);
+        try {
+            return Long.parseLong(v);
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(type + ": field '" + key + "' is not a number: '"
+                    + abbreviate(String.valueOf(v)) + "'");
+        }
+    }
+
+    /** The field, which must be present. */
+    public String required(String key) {
+        String v = fields.get(key);
+        if (v == null) {
+            throw new IllegalArgumentException(type + " without its field '" + key + "'");
+        }
+        return v;
+    }
+
+    private static String abbreviate(String s) {
+        return s.length() > 80 ? s.substring(0, 80) + "…" : s;
     }
 
     @Override

@@ -6,6 +6,7 @@ import io.jkompute.graph.EntityStatistics;
 import io.jkompute.graph.GraphException;
 import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
+import io.jkompute.net.NetSecret;
 import io.jkompute.net.NetStatistics;
 import io.jkompute.net.fragment.ControlMessage.Type;
 import io.jkompute.net.internal.ChildJvm;
@@ -43,7 +44,7 @@ public final class FragmentDriver {
     public static final String WORKER_MAIN = "io.jkompute.net.fragment.FragmentWorker";
 
     /**
-     * @param address host to listen on (0.0.0.0: all)
+     * @param address host to listen on (127.0.0.1 unless the user asks for another; 0.0.0.0: every interface)
      * @param port control port (Holoscan's default 57777)
      * @param localFragments fragments the driver starts a worker JVM for on this host; the rest wait for
      *                       {@code --worker}s
@@ -147,7 +148,9 @@ public final class FragmentDriver {
     private final Set<String> loaded = new HashSet<>();
     private final Map<String, FragmentResult> results = new LinkedHashMap<>();
     private final Map<String, Spawned> spawned = new LinkedHashMap<>();
-    private final ConcurrentLinkedQueue<ControlMessage> inbox = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ControlChannel.Received> inbox = new ConcurrentLinkedQueue<>();
+    private long rejectedNoted;
+    private long lastRejectNote;
     private volatile Phase phase = Phase.STARTING;
     private final List<NetStatistics.Link> links = new ArrayList<>();
     private FragmentPlan plan;
@@ -190,7 +193,13 @@ public final class FragmentDriver {
         String bind = o.address() + ":" + o.port();
         ControlChannel ch;
         try {
-            ch = new ControlChannel(bind);
+            NetSecret secret = NetSecret.get();
+            o.err().println("driver: control messages and links are authenticated with the secret in "
+                    + secret.source() + (secret.created() ? " (made now)" : "") + ", fingerprint "
+                    + secret.fingerprint() + "; a worker on another host needs the same secret: copy "
+                    + (secret.source().startsWith("the file ") ? secret.source().substring(9) : "it")
+                    + " there (mode 0600) or set " + NetSecret.ENV + " in its environment");
+            ch = new ControlChannel(bind, "driver");
         } catch (RuntimeException e) {
             return new AppResult(3, "cannot listen on " + bind + ": " + e.getMessage(), List.of(), null,
                     System.nanoTime() - t0);
@@ -198,7 +207,8 @@ public final class FragmentDriver {
         Thread killChildren = new Thread(this::killChildren, "jkompute-driver-cleanup");
         Runtime.getRuntime().addShutdownHook(killChildren);
         try (ch) {
-            String connect = (o.address().equals("0.0.0.0") ? "127.0.0.1" : o.address()) + ":" + o.port();
+            String connect = (o.address().equals("0.0.0.0") || o.address().equals("::") ? "127.0.0.1" : o.address())
+                    + ":" + o.port();
             for (String f : o.localFragments()) {
                 spawn(f, connect);
             }
@@ -242,21 +252,31 @@ public final class FragmentDriver {
         ControlMessage beat = ControlMessage.of(Type.HEARTBEAT, "id", "driver");
         while (true) {
             ch.poll(inbox::add);
-            ControlMessage m;
-            while ((m = inbox.poll()) != null) {
-                handle(ch, m);
+            ControlChannel.Received r;
+            while ((r = inbox.poll()) != null) {
+                switch (r) {
+                    case ControlChannel.Taken t -> {
+                        try {
+                            handle(ch, t.message());
+                        } catch (IllegalArgumentException e) {
+                            fail(1, "protocol violation by a worker: " + e.getMessage());
+                        }
+                    }
+                    case ControlChannel.Violation v -> fail(1, "protocol violation by a worker: " + v.error());
+                }
             }
             long now = System.nanoTime();
+            noteRejections(ch, now);
             if (now - lastBeat >= TimeUnit.MILLISECONDS.toNanos(FragmentWorker.HEARTBEAT_MS)) {
                 lastBeat = now;
                 for (Worker w : workers.values()) {
                     if (!w.gone && !w.bye) {
-                        ch.send(w.control, beat);
+                        ch.send(w.control, w.id, beat);
                     }
                 }
             }
             for (Worker w : workers.values()) {
-                while (!w.gone && !w.outbox.isEmpty() && ch.send(w.control, w.outbox.peek())) {
+                while (!w.gone && !w.outbox.isEmpty() && ch.send(w.control, w.id, w.outbox.peek())) {
                     w.outbox.poll();
                 }
             }
@@ -304,6 +324,22 @@ public final class FragmentDriver {
         }
     }
 
+    /** Says (at most once a second) how many control messages were dropped as not from this app's processes. */
+    private void noteRejections(ControlChannel ch, long now) {
+        long n = ch.rejected();
+        if (n != rejectedNoted && now - lastRejectNote > TimeUnit.SECONDS.toNanos(1)) {
+            rejectedNoted = n;
+            lastRejectNote = now;
+            o.err().println("driver: dropped " + n + " control message(s) so far that were not from this app's "
+                    + "processes; the last: " + ch.lastRejection());
+        }
+    }
+
+    /** Control messages dropped because they were not from a process holding the secret (or were replays). */
+    public long rejectedMessages() {
+        return rejectedNoted;
+    }
+
     private void handle(ControlChannel ch, ControlMessage m) {
         String id = m.get("id");
         Worker w = id == null ? null : workers.get(id);
@@ -313,12 +349,16 @@ public final class FragmentDriver {
         switch (m.type()) {
             case REGISTER -> register(ch, m, w);
             case LOADED -> {
-                if (w != null) {
+                if (w != null && w.fragments.contains(m.get("fragment"))) {
                     loaded.add(m.get("fragment"));
                 }
             }
             case FAILED -> {
-                String f = m.get("fragment");
+                String f = m.required("fragment");
+                if (w == null || !w.fragments.contains(f)) {
+                    throw new IllegalArgumentException("FAILED for fragment '" + f + "' from worker " + id
+                            + ", which does not run it");
+                }
                 boolean load = "load".equals(m.get("phase"));
                 String err = m.get("error");
                 results.put(f, new FragmentResult(f, w == null ? id : w.id, StopReason.ERROR, null, 0, null, err));
@@ -326,10 +366,14 @@ public final class FragmentDriver {
                         + "): " + err);
             }
             case DONE -> {
-                String f = m.get("fragment");
+                String f = m.required("fragment");
+                if (w == null || !w.fragments.contains(f)) {
+                    throw new IllegalArgumentException("DONE for fragment '" + f + "' from worker " + id
+                            + ", which does not run it");
+                }
                 if (!results.containsKey(f)) {
-                    results.put(f, new FragmentResult(f, id, StopReason.valueOf(m.get("reason")), m.get("detail"),
-                            Long.parseLong(m.get("duration_ns", "0")), parseStats(m.get("stats")), null));
+                    results.put(f, new FragmentResult(f, id, StopReason.valueOf(m.required("reason")), m.get("detail"),
+                            m.number("duration_ns"), parseStats(m.get("stats")), null));
                     List<NetStatistics.Link> l = parseLinks(f, m.get("stats"));
                     synchronized (this) {
                         links.addAll(l);
@@ -356,12 +400,22 @@ public final class FragmentDriver {
             }
             return;
         }
-        String id = m.get("id");
-        String control = m.get("control");
+        String id = m.required("id");
+        String control = m.required("control");
+        m.required("address");
         List<Integer> ports = new ArrayList<>();
         for (String p : m.get("ports", "").split(",")) {
             if (!p.isBlank()) {
-                ports.add(Integer.parseInt(p));
+                int port;
+                try {
+                    port = Integer.parseInt(p);
+                } catch (NumberFormatException e) {
+                    port = -1;
+                }
+                if (port < 1 || port > 65535) {
+                    throw new IllegalArgumentException("REGISTER from " + id + " offers port '" + p + "'");
+                }
+                ports.add(port);
             }
         }
         Worker w = new Worker(id, control, m.get("address"), ports);
@@ -400,7 +454,7 @@ public final class FragmentDriver {
             o.err().println("driver: refused worker " + id + ": " + refuse);
             ControlMessage reject = ControlMessage.of(Type.REJECT, "error", refuse);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (!ch.send(control, reject) && System.nanoTime() < deadline) {
+            while (!ch.send(control, id, reject) && System.nanoTime() < deadline) {
                 FragmentWorker.sleep();
             }
             ch.closePeer(control);
@@ -447,7 +501,7 @@ public final class FragmentDriver {
         StringBuilder eps = new StringBuilder();
         endpoints.forEach((k, v) -> eps.append(eps.isEmpty() ? "" : ",").append(k).append('=').append(v));
         return ControlMessage.of(Type.ASSIGN, "fragments", String.join(",", w.fragments), "endpoints",
-                eps.toString(), "bind", "0.0.0.0", "gpu_fallback", Boolean.toString(o.gpuFallback()));
+                eps.toString(), "bind", w.address, "gpu_fallback", Boolean.toString(o.gpuFallback()));
     }
 
     private void checkLiveness(long now) {
@@ -516,6 +570,8 @@ public final class FragmentDriver {
     private void spawn(String fragment, String driverEndpoint) {
         List<String> cmd = workerCommand(o.app(), fragment, driverEndpoint, "127.0.0.1", o.manifests(), o.params());
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
+        // the secret goes through the environment (private to this user), never the command line
+        pb.environment().put(NetSecret.ENV, NetSecret.get().text());
         Process p;
         try {
             p = pb.start();

@@ -62,7 +62,7 @@ public final class FragmentWorker {
     private final Map<String, Graph> graphs = new LinkedHashMap<>();
     private final Map<String, Thread> runners = new LinkedHashMap<>();
     private final ConcurrentLinkedQueue<Outcome> outcomes = new ConcurrentLinkedQueue<>();
-    private final ConcurrentLinkedQueue<ControlMessage> inbox = new ConcurrentLinkedQueue<>();
+    private final ConcurrentLinkedQueue<ControlChannel.Received> inbox = new ConcurrentLinkedQueue<>();
     private final List<String> reported = new ArrayList<>();
     private boolean failed;
 
@@ -89,15 +89,18 @@ public final class FragmentWorker {
         try {
             address = o.workerAddress() != null ? o.workerAddress() : addressToward(driverEndpoint);
             ctlPort = freePorts(address, 1).get(0);
-            ports = freePorts("0.0.0.0", plan.remoteReceivers().size() + 2);
+            ports = freePorts(address, plan.remoteReceivers().size() + 2);
         } catch (IOException e) {
             o.err().println("error: " + e.getMessage());
             return 3;
         }
         String self = address + ":" + ctlPort;
         String id = self + "/pid " + ProcessHandle.current().pid();
-        try (ControlChannel ch = new ControlChannel(self)) {
+        try (ControlChannel ch = new ControlChannel(self, id)) {
             return loop(ch, plan, driverEndpoint, id, address, ports);
+        } catch (RuntimeException e) {
+            o.err().println("error: " + e.getMessage());
+            return 3;
         } finally {
             for (Graph g : graphs.values()) {
                 g.close();
@@ -121,8 +124,15 @@ public final class FragmentWorker {
             while (true) {
                 long now = System.nanoTime();
                 ch.poll(inbox::add);
-                ControlMessage m;
-                while ((m = inbox.poll()) != null) {
+                ControlChannel.Received received;
+                while ((received = inbox.poll()) != null) {
+                    if (received instanceof ControlChannel.Violation v) {
+                        o.err().println("error: protocol violation by the driver: " + v.error() + "; stopping "
+                                + graphs.keySet());
+                        stopAll();
+                        return 1;
+                    }
+                    ControlMessage m = ((ControlChannel.Taken) received).message();
                     lastHeard = System.nanoTime();
                     switch (m.type()) {
                         case HEARTBEAT -> { }
@@ -163,7 +173,7 @@ public final class FragmentWorker {
                 report(ch, driverEndpoint, id);
                 if (!registered && now - lastSent > TimeUnit.MILLISECONDS.toNanos(HEARTBEAT_MS)) {
                     lastSent = now;
-                    ch.send(driverEndpoint, register); // repeated until ASSIGN: the driver takes it once
+                    ch.send(driverEndpoint, "driver", register); // repeated until ASSIGN: the driver takes it once
                     if (lastHeard == 0 && now - start > o.connectTimeout().toNanos()) {
                         o.err().println("error: no driver at " + driverEndpoint + " after "
                                 + o.connectTimeout().toSeconds() + " s");
@@ -309,7 +319,7 @@ public final class FragmentWorker {
     /** Sends reliably enough for control: retries for up to a second while the publication is back pressured. */
     private static void send(ControlChannel ch, String endpoint, ControlMessage m) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-        while (!ch.send(endpoint, m) && System.nanoTime() < deadline) {
+        while (!ch.send(endpoint, "driver", m) && System.nanoTime() < deadline) {
             sleep();
         }
     }

@@ -1,88 +1,188 @@
-"""GXF's standard extension from Python: queues, clocks, allocators, tensors and timestamps."""
+"""GXF's standard extension from Python: queues, clocks, allocators, scheduling terms, tensors and timestamps."""
 import collections
 import enum
 import functools
 
-import polyglot
-
+import _jkompute
 from gxf.core import Entity
+
+_release = _jkompute.release
+_receive = _jkompute.receive
+_publish = _jkompute.publish
+
+
+class _Context:
+    """GXF's context as self.context() gives it: the graph the codelet runs in (a handle)."""
+    __slots__ = ("_h",)
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def __del__(self):
+        h = self._h
+        if h:
+            self._h = 0
+            _release(h)
+
+
+def _java_error():
+    import _jkompute_engine
+    return _jkompute_engine.JavaError
+
+
+def _lookup(context, cid, name, kind):
+    try:
+        return _jkompute.lookup(context._h, int(cid), str(name), kind)
+    except _java_error() as e:
+        # raised here, the error names the user's line that asked for the handle
+        raise ValueError(e.args[0]) from None
 
 
 class Component:
     """A graph component by handle: Component.get(context, cid, "name" or "entity/name")."""
     _kind = "Component"
+    __slots__ = ("_ctx", "_h", "__weakref__")
 
     def __init__(self, context, handle):
         self._ctx = context
-        self._j = handle
+        self._h = handle
+
+    def __del__(self):
+        h = self._h
+        if h:
+            self._h = 0
+            _release(h)
 
     @classmethod
     def get(cls, context, cid, name):
-        try:
-            handle = context.lookup(cid, name, cls._kind)
-        except polyglot.ForeignException as e:
-            # raised here, the error names the user's line that asked for the handle
-            raise ValueError(_java_message(e)) from None
-        return cls(context, handle)
+        return cls(context, _lookup(context, cid, name, cls._kind))
 
     def name(self):
-        return self._ctx.path(self._j)
+        return _jkompute.path(self._h)
+
+    def __eq__(self, other):
+        return isinstance(other, Component) and self.name() == other.name()
+
+    def __hash__(self):
+        return hash(self.name())
 
     def __repr__(self):
         return "%s(%s)" % (type(self).__name__, self.name())
 
 
-def _java_message(e):
-    """A Java exception's message without its class name ("java.lang.IllegalArgumentException: ...")."""
-    text = str(e)
-    head, sep, rest = text.partition(": ")
-    return rest if sep and "." in head and " " not in head else text
-
-
 class _Queue(Component):
+    __slots__ = ()
+
     def size(self):
-        return self._ctx.queueSizes(self._j)[0]
+        return _jkompute.queue_sizes(self._h)[0]
 
     def back_size(self):
-        return self._ctx.queueSizes(self._j)[1]
+        return _jkompute.queue_sizes(self._h)[1]
 
     def capacity(self):
-        return self._ctx.queueSizes(self._j)[2]
+        return _jkompute.queue_sizes(self._h)[2]
 
 
 class Receiver(_Queue):
     _kind = "Receiver"
+    __slots__ = ()
 
     def receive(self):
         """The oldest message, or None when there is none (GXF returns a null entity; None is falsy)."""
-        m = self._ctx.receive(self._j)
-        return None if m is None else Entity(self._ctx, m)
+        h = _receive(self._h)
+        return Entity(self._ctx, h) if h else None
 
     def sync(self):
-        self._ctx.sync(self._j)
+        _jkompute.sync(self._h)
 
 
 class Transmitter(_Queue):
     _kind = "Transmitter"
+    __slots__ = ()
 
     def publish(self, message, acq_timestamp=0):
         """Publishes with a timestamp (acqtime as given, pubtime the graph clock's now). Failures raise."""
-        self._ctx.publish(self._j, message._j, int(acq_timestamp))
+        _publish(self._h, message._h, acq_timestamp if type(acq_timestamp) is int else int(acq_timestamp))
         return "GXF_SUCCESS"
 
 
 class Clock(Component):
     _kind = "Clock"
+    __slots__ = ()
 
     def time(self):
-        return self._ctx.clockTime(self._j)
+        return _jkompute.clock_time(self._h)
 
     def timestamp(self):
-        return self._ctx.clockTimestamp(self._j)
+        return _jkompute.clock_timestamp(self._h)
 
 
 class Allocator(Component):
     _kind = "Allocator"
+    __slots__ = ()
+
+
+class SchedulingConditionType(enum.Enum):
+    NEVER = "NEVER"
+    READY = "READY"
+    WAIT = "WAIT"
+    WAIT_TIME = "WAIT_TIME"
+    WAIT_EVENT = "WAIT_EVENT"
+
+
+class SchedulingTerm(Component):
+    _kind = "SchedulingTerm"
+    __slots__ = ()
+
+    def check(self, timestamp=0):
+        """The term's condition now (GXF's check()): a SchedulingConditionType."""
+        return SchedulingConditionType(_jkompute.term(self._h, "check", int(timestamp)))
+
+
+class BooleanSchedulingTerm(SchedulingTerm):
+    _kind = "BooleanSchedulingTerm"
+    __slots__ = ()
+
+    def enable_tick(self):
+        _jkompute.term(self._h, "enable_tick", 0)
+
+    def disable_tick(self):
+        _jkompute.term(self._h, "disable_tick", 0)
+
+    def check_tick_enabled(self):
+        return _jkompute.term(self._h, "check_tick_enabled", 0)
+
+    # the names GXF's pybind module gives the same three
+    make_enable_tick = enable_tick
+    make_disable_tick = disable_tick
+    check_tick_enable = check_tick_enabled
+
+
+class CountSchedulingTerm(SchedulingTerm):
+    _kind = "CountSchedulingTerm"
+    __slots__ = ()
+
+    def remaining(self):
+        return _jkompute.term(self._h, "remaining", 0)
+
+
+class PeriodicSchedulingTerm(SchedulingTerm):
+    _kind = "PeriodicSchedulingTerm"
+    __slots__ = ()
+
+    def recess_period_ns(self):
+        return _jkompute.term(self._h, "recess_period_ns", 0)
+
+    def last_run_timestamp(self):
+        return _jkompute.term(self._h, "last_run_timestamp", 0)
+
+
+class TargetTimeSchedulingTerm(SchedulingTerm):
+    _kind = "TargetTimeSchedulingTerm"
+    __slots__ = ()
+
+    def set_next_target_time(self, target_timestamp):
+        _jkompute.term(self._h, "set_next_target_time", int(target_timestamp))
 
 
 class Timestamp(collections.namedtuple("Timestamp", ["acqtime", "pubtime"])):
@@ -90,12 +190,12 @@ class Timestamp(collections.namedtuple("Timestamp", ["acqtime", "pubtime"])):
 
     @staticmethod
     def get_from_entity(message, name=None):
-        t = message._ctx.timestamp(message._j)
+        t = _jkompute.timestamp(message._h)
         return None if t is None else Timestamp(t[0], t[1])
 
     @staticmethod
     def add_to_entity(message, acqtime, pubtime, name=None):
-        message._ctx.setTimestamp(message._j, int(acqtime), int(pubtime))
+        _jkompute.set_timestamp(message._h, int(acqtime), int(pubtime))
         return Timestamp(acqtime, pubtime)
 
 
@@ -106,6 +206,7 @@ class MemoryStorageType(enum.Enum):
 
 
 class PrimitiveType(enum.Enum):
+    kCustom = "custom"
     kInt8 = "int8"
     kUnsigned8 = "uint8"
     kInt16 = "int16"
@@ -117,14 +218,20 @@ class PrimitiveType(enum.Enum):
     kFloat16 = "float16"
     kFloat32 = "float32"
     kFloat64 = "float64"
+    kComplex64 = "complex64"
+    kComplex128 = "complex128"
     kBool = "bool"
 
 
-# struct-module formats for memoryview.cast, and numpy's typestr for __array_interface__
+# struct-module formats for memoryview.cast, numpy's typestr for __array_interface__, DLPack (code, bits)
 _FORMAT = {"int8": "b", "uint8": "B", "int16": "h", "uint16": "H", "int32": "i", "uint32": "I", "int64": "q",
            "uint64": "Q", "float16": "e", "float32": "f", "float64": "d", "bool": "?"}
 _TYPESTR = {"int8": "|i1", "uint8": "|u1", "int16": "<i2", "uint16": "<u2", "int32": "<i4", "uint32": "<u4",
-            "int64": "<i8", "uint64": "<u8", "float16": "<f2", "float32": "<f4", "float64": "<f8", "bool": "|b1"}
+            "int64": "<i8", "uint64": "<u8", "float16": "<f2", "float32": "<f4", "float64": "<f8", "bool": "|b1",
+            "complex64": "<c8", "complex128": "<c16"}
+_FROM_TYPESTR = {v[1:]: k for k, v in _TYPESTR.items()}
+_ITEMSIZE = {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4, "uint32": 4,
+             "float32": 4, "int64": 8, "uint64": 8, "float64": 8, "complex64": 8, "complex128": 16}
 
 
 class Shape:
@@ -150,7 +257,10 @@ class Shape:
         return len(self._dims)
 
     def __eq__(self, other):
-        return list(self) == list(other)
+        try:
+            return list(self) == list(other)
+        except TypeError:
+            return False
 
     def __repr__(self):
         return "Shape(%s)" % self._dims
@@ -166,48 +276,110 @@ class TensorDescription:
         self.strides = strides
 
 
-@functools.lru_cache(maxsize=64)
-def _buffer_type(nbytes):
-    # imported on first use: ctypes costs a quarter second at context start on an interpreter-only JVM
-    import ctypes
-    # a subclass so that instances can hold a reference keeping the Java memory owner alive
-    return type("TensorMemory", (ctypes.c_ubyte * nbytes,), {})
+def _label(element_type):
+    return element_type.value if isinstance(element_type, PrimitiveType) else PrimitiveType(element_type).value
+
+
+def _storage(storage_type):
+    return storage_type.value if isinstance(storage_type, MemoryStorageType) else MemoryStorageType(storage_type).value
 
 
 class Tensor:
-    """A tensor of a message. Host tensors give memoryview() over their memory (no copy; writes go to the tensor)
-    and __array_interface__ (numpy, when installed); device tensors give to_host(), a host copy."""
+    """A tensor of a message. Host tensors are numpy arrays without a copy (np.asarray(tensor), np.from_dlpack)
+    and give memoryview(); the Tensor keeps its message alive, so an array made from it stays valid as long as it
+    is referenced. Device tensors give to_host(), a host copy."""
 
-    def __init__(self, context, handle, message=None, name=None):
+    def __init__(self, context=None, handle=0, message=None, name=None, array=None):
         self._ctx = context
-        self._j = handle
+        self._h = handle
         self._msg = message
         self._name = name
+        self._info = None
+        self._array = array
+
+    def __del__(self):
+        h = self._h
+        if h:
+            self._h = 0
+            _release(h)
+
+    # ---- finding and adding --------------------------------------------------------------------------------
 
     @staticmethod
     def get_from_entity(message, name=None):
         """The first tensor named so (or the first tensor at all without a name), or None."""
-        ctx = message._ctx
         if name is None:
-            ts = ctx.tensors(message._j)
-            return Tensor(ctx, ts[0]) if len(ts) else None
-        t = ctx.tensor(message._j, name)
-        return None if t is None else Tensor(ctx, t)
+            hs = _jkompute.tensors(message._h)
+            for h in hs[1:]:
+                _release(h)
+            return Tensor(message._ctx, hs[0], message) if hs else None
+        h = _jkompute.tensor(message._h, name)
+        return Tensor(message._ctx, h, message, name) if h else None
 
     @staticmethod
     def find_all_from_entity(message):
-        ctx = message._ctx
-        return [Tensor(ctx, t) for t in ctx.tensors(message._j)]
+        return [Tensor(message._ctx, h, message) for h in _jkompute.tensors(message._h)]
 
     @staticmethod
     def add_to_entity(message, tensor_or_name, name=None):
-        """add_to_entity(msg, name) gives an empty tensor to reshape(). Adding a tensor that another message owns is
-        not supported (its memory returns to the pool with that message): forward the message itself instead."""
+        """add_to_entity(msg, name) gives an empty tensor to reshape(); add_to_entity(msg, Tensor.as_tensor(array),
+        name) adds an array's memory to the message without a copy (the message keeps the array alive)."""
         if isinstance(tensor_or_name, Tensor):
-            raise ValueError("a tensor of another message cannot be added to this one (its memory goes back to "
-                             "the pool with that message); publish the received message itself, or reshape a new "
-                             "tensor and copy through memoryview()")
-        return Tensor(message._ctx, None, message, tensor_or_name)
+            t = tensor_or_name
+            if t._array is None:
+                raise ValueError("a tensor of another message cannot be added to this one (its memory goes back to "
+                                 "the pool with that message); publish the received message itself, or add "
+                                 "Tensor.as_tensor(np.asarray(tensor).copy())")
+            return Tensor._add_array(message, t._array, name or "")
+        return Tensor(message._ctx, 0, message, tensor_or_name)
+
+    @staticmethod
+    def _add_array(message, array, name):
+        if hasattr(array, "__cuda_array_interface__") and not hasattr(array, "__array_interface__"):
+            raise NotImplementedError("device arrays (CuPy, PyTorch CUDA) cannot be added to messages in this "
+                                      "build: it has no CUDA graph components")
+        ai = array.__array_interface__
+        typestr = ai["typestr"]
+        dtype = _FROM_TYPESTR.get(typestr[1:])
+        if dtype is None or (typestr[0] == ">" and _ITEMSIZE[dtype] > 1):
+            raise ValueError("array element type %s has no tensor type" % typestr)
+        shape = [int(d) for d in ai["shape"]]
+        item = _ITEMSIZE[dtype]
+        strides = ai.get("strides")
+        if strides is None:
+            strides, step = [], item
+            for d in reversed(shape):
+                strides.insert(0, step)
+                step *= max(d, 1)
+        nbytes = item
+        for d, s in zip(shape, strides):
+            if d == 0:
+                nbytes = 0
+                break
+            nbytes += (d - 1) * abs(s)
+        if any(s < 0 for s in strides):
+            raise ValueError("arrays with negative strides cannot be tensors; use np.ascontiguousarray")
+        address = ai["data"][0]
+        h = _jkompute.wrap_array(message._h, name, address, nbytes, dtype, ",".join(map(str, shape)),
+                                 ",".join(map(str, strides)), array)
+        return Tensor(message._ctx, h, message, name)
+
+    @staticmethod
+    def as_tensor(array):
+        """An array (anything with __array_interface__) as a tensor to add to a message, without a copy."""
+        if not hasattr(array, "__array_interface__") and not hasattr(array, "__cuda_array_interface__"):
+            raise TypeError("as_tensor needs an object with __array_interface__ (e.g. a numpy array)")
+        return Tensor(array=array)
+
+    @staticmethod
+    def from_dlpack(array):
+        """An array that speaks DLPack (numpy, CuPy, PyTorch) as a tensor to add to a message, without a copy."""
+        if hasattr(array, "__array_interface__") or hasattr(array, "__cuda_array_interface__"):
+            return Tensor(array=array)
+        import numpy
+        return Tensor(array=numpy.from_dlpack(array))
+
+    # ---- allocation ----------------------------------------------------------------------------------------
 
     def reshape(self, description, allocator):
         return self.reshape_custom(description.shape, description.element_type, description.bytes_per_element,
@@ -218,105 +390,146 @@ class Tensor:
         from the type; jkompute tensors allocated here are always dense)."""
         if self._msg is None:
             raise ValueError("only a tensor from Tensor.add_to_entity(msg, name) can be allocated")
-        if self._j is not None:
+        if self._h:
             raise ValueError("tensor '%s' is already allocated" % self._name)
-        dims = [int(d) for d in (shape if not isinstance(shape, Shape) else list(shape))]
+        dims = ",".join(str(int(d)) for d in shape)
         try:
-            self._j = self._ctx.addTensor(self._msg._j, self._name, allocator._j, PrimitiveType(element_type).value,
-                                          dims, MemoryStorageType(storage_type).value)
-        except polyglot.ForeignException as e:
+            self._h = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type), dims,
+                                           _storage(storage_type))
+        except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line
-            raise RuntimeError(_java_message(e)) from None
+            raise RuntimeError(e.args[0]) from None
+        self._info = None
         return self
 
-    def _check(self):
-        if self._j is None:
-            raise ValueError("tensor '%s' has no memory yet; call reshape() first" % self._name)
-        return self._j
+    # ---- description ---------------------------------------------------------------------------------------
+
+    def _i(self):
+        info = self._info
+        if info is None:
+            if not self._h:
+                if self._array is not None:
+                    raise ValueError("tensor from as_tensor/from_dlpack: add it to a message first")
+                raise ValueError("tensor '%s' has no memory yet; call reshape() first" % self._name)
+            info = self._info = _jkompute.tensor_info(self._h)
+        return info
 
     def shape(self):
-        return Shape(list(self._ctx.shape(self._check())))
+        return Shape(self._i()[3])
 
     def rank(self):
-        return self.shape().rank()
+        return len(self._i()[3])
 
     def element_type(self):
-        return PrimitiveType(self._ctx.dataType(self._check()))
+        return PrimitiveType(self._i()[2])
 
     def storage_type(self):
-        return MemoryStorageType(self._ctx.storage(self._check()))
+        return MemoryStorageType(self._i()[5])
 
     def bytes_per_element(self):
-        return _itemsize(self._ctx.dataType(self._check()))
+        return _ITEMSIZE[self._i()[2]]
 
     def strides(self):
-        return list(self._ctx.strides(self._check()))
+        return list(self._i()[4])
 
     def size(self):
         """Bytes of payload."""
         return self.shape().size() * self.bytes_per_element()
 
     def is_contiguous(self):
-        dims, strides, step = list(self.shape()), self.strides(), self.bytes_per_element()
-        for d, s in zip(reversed(dims), reversed(strides)):
+        info = self._i()
+        step = _ITEMSIZE[info[2]]
+        for d, s in zip(reversed(info[3]), reversed(info[4])):
             if d > 1 and s != step:
                 return False
             step *= d
         return True
 
+    def get_tensor_description(self):
+        info = self._i()
+        return TensorDescription(self._name or "", MemoryStorageType(info[5]), Shape(info[3]),
+                                 PrimitiveType(info[2]), _ITEMSIZE[info[2]], list(info[4]))
+
+    def name(self):
+        return self._name or ""
+
+    # ---- data ----------------------------------------------------------------------------------------------
+
+    def _host(self):
+        info = self._i()
+        if info[5] == "device":
+            raise ValueError("tensor is in device memory; call to_host() for a host copy")
+        return info
+
     def to_host(self):
         """This tensor if it is on the host, else a host copy of the device tensor."""
-        j = self._check()
-        if self._ctx.storage(j) != "device":
+        if self._i()[5] != "device":
             return self
-        return Tensor(self._ctx, self._ctx.toHost(j))
+        return Tensor(self._ctx, _jkompute.to_host(self._h), self._msg, self._name)
 
     def memoryview(self):
         """A writable memoryview of the host memory, typed and shaped like the tensor (a flat byte view when the
-        strides are not dense). Valid while the message holding the tensor lives (the tick, or longer if kept)."""
-        j = self._check()
-        mem = self._host_memory()
-        address, nbytes = int(mem[0]), int(mem[1])
-        raw = _buffer_type(nbytes).from_address(address)
-        raw._owner = j
-        view = memoryview(raw).cast("B")
-        dtype = self._ctx.dataType(j)
+        strides are not dense). Valid while this Tensor (and so its message) is referenced."""
+        info = self._host()
+        view = memoryview(_Memory(self, info[0], info[1])).cast("B")
+        dtype = info[2]
         if not self.is_contiguous() or dtype not in _FORMAT:
             return view
-        dims = list(self.shape())
+        dims = list(info[3])
         view = view[:self.size()]
         return view.cast(_FORMAT[dtype], dims) if dims else view.cast(_FORMAT[dtype])
 
-    def _host_memory(self):
-        j = self._check()
-        if self._ctx.storage(j) == "device":
-            raise ValueError("tensor is in device memory; call to_host() for a host copy")
-        return self._ctx.hostMemory(j)
+    def copy_from_host(self, array):
+        """Copies a host array (numpy, same element count and type, C order) into this tensor; the way to fill a
+        device tensor, whose memory is not mapped into the process (jkompute's addition to GXF's API)."""
+        import numpy as np
+        info = self._i()
+        src = np.ascontiguousarray(array, dtype=_TYPESTR[info[2]])
+        if src.size * src.itemsize != self.size():
+            raise ValueError("array of %d bytes for a tensor of %d" % (src.size * src.itemsize, self.size()))
+        _jkompute.upload(self._h, src.__array_interface__["data"][0], src.nbytes)
 
     def tobytes(self):
         return bytes(self.to_host().memoryview().cast("B"))
 
     def get_tensor_info(self):
         """(data address, byte size, element type label, rank, dims, byte strides) of a host tensor."""
-        j = self._check()
-        mem = self._host_memory()
-        dims = list(self.shape())
-        return (int(mem[0]), self.size(), self._ctx.dataType(j), len(dims), dims, self.strides())
+        info = self._host()
+        return (info[0], self.size(), info[2], len(info[3]), list(info[3]), list(info[4]))
 
     @property
     def __array_interface__(self):
-        j = self._check()
-        mem = self._host_memory()
-        dtype = self._ctx.dataType(j)
-        return {"version": 3, "data": (int(mem[0]), False), "typestr": _TYPESTR[dtype],
-                "shape": tuple(self.shape()), "strides": tuple(self.strides())}
+        info = self._host()
+        return {"version": 3, "data": (info[0], False), "typestr": _TYPESTR[info[2]], "shape": tuple(info[3]),
+                "strides": tuple(info[4])}
+
+    def __dlpack_device__(self):
+        info = self._i()
+        if info[5] == "device":
+            raise NotImplementedError("device tensors have no DLPack device in this build (Vulkan memory)")
+        return (1, 0)  # kDLCPU
+
+    def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
+        """A DLPack capsule over the host memory, no copy (numpy.from_dlpack, torch.from_dlpack)."""
+        from gxf import _dlpack
+        info = self._host()
+        return _dlpack.capsule(self, info[0], info[2], info[3], info[4])
 
     def __repr__(self):
-        if self._j is None:
+        if not self._h:
             return "Tensor(%s, unallocated)" % self._name
-        return "Tensor(%s, %s, %s)" % (list(self.shape()), self._ctx.dataType(self._j), self._ctx.storage(self._j))
+        info = self._i()
+        return "Tensor(%s, %s, %s)" % (list(info[3]), info[2], info[5])
 
 
-def _itemsize(dtype):
-    return {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "uint16": 2, "float16": 2, "int32": 4, "uint32": 4,
-            "float32": 4, "int64": 8, "uint64": 8, "float64": 8}[dtype]
+@functools.lru_cache(maxsize=64)
+def _buffer_type(nbytes):
+    import ctypes
+    # a subclass so that instances can hold a reference keeping the tensor (and its message) alive
+    return type("TensorMemory", (ctypes.c_ubyte * nbytes,), {})
+
+
+def _Memory(owner, address, nbytes):
+    raw = _buffer_type(nbytes).from_address(address)
+    raw._owner = owner
+    return raw

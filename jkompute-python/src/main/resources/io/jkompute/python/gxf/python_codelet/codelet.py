@@ -1,19 +1,32 @@
-"""CodeletAdapter: the base class of Python codelets, and how PyCodeletV0 loads them."""
+"""CodeletAdapter: the base class of Python codelets, PyData, and how PyCodeletV0 loads them."""
 import importlib
+import json
 import os
 import sys
 
-from gxf.std import Allocator, Clock, Receiver, Transmitter
+import _jkompute
+from gxf.std import Allocator, Clock, Receiver, Transmitter, _Context
 from gxf.cuda import CudaStreamPool
 
+_bridge = _jkompute.bridge
+_release = _jkompute.release
 
-def _to_py(value):
-    """Java maps and lists (from the YAML of codelet_params) as plain dicts and lists."""
-    if value is None or isinstance(value, (str, bool, int, float)):
-        return value
-    if hasattr(value, "keys"):
-        return {str(k): _to_py(value[k]) for k in value.keys()}
-    return [_to_py(v) for v in value]
+
+class _Bridge:
+    """The Java side of one PyCodeletV0 (a handle); CodeletAdapter's getters ask it."""
+    __slots__ = ("_h",)
+
+    def __init__(self, handle):
+        self._h = handle
+
+    def __del__(self):
+        h = self._h
+        if h:
+            self._h = 0
+            _release(h)
+
+    def get(self, what):
+        return _bridge(self._h, what)
 
 
 class CodeletAdapter:
@@ -27,6 +40,8 @@ class CodeletAdapter:
 
     def set_bridge(self, bridge):
         self._bridge = bridge
+        self._context = _Context(bridge.get("context"))
+        self._cid = bridge.get("cid")
         params = self.get_params()
         if isinstance(params, dict):
             for name in params.get("_txs") or []:
@@ -42,61 +57,63 @@ class CodeletAdapter:
                                % type(self).__name__) from None
 
     def context(self):
-        return self._b().context()
+        self._b()
+        return self._context
 
     def eid(self):
-        return self._b().eid()
+        return self._b().get("eid")
 
     def cid(self):
-        return self._b().cid()
+        self._b()
+        return self._cid
 
     def name(self):
-        return self._b().name()
+        return self._b().get("name")
 
     def get_execution_timestamp(self):
         """Nanoseconds on the graph clock of the last start/tick/stop."""
-        return self._b().executionTimestamp()
+        return self._b().get("execution_timestamp")
 
     def get_execution_time(self):
         """get_execution_timestamp() in seconds."""
-        return self._b().executionTime()
+        return self._b().get("execution_time")
 
     def get_delta_time(self):
         """Seconds between this execution and the previous one."""
-        return self._b().deltaTime()
+        return self._b().get("delta_time")
 
     def get_execution_count(self):
-        return self._b().executionCount()
+        return self._b().get("execution_count")
 
     def is_first_tick(self):
-        return self._b().isFirstTick()
+        return self._b().get("is_first_tick")
 
     def get_params(self):
         """codelet_params as YAML gives it (a dict for a mapping); {} when the parameter is not set."""
-        params = _to_py(self._b().params())
+        params = json.loads(self._b().get("params"))
         return {} if params is None else params
 
     def get_receivers(self):
         ctx = self.context()
-        return [Receiver(ctx, r) for r in self._b().receivers()]
+        return [Receiver(ctx, h) for h in self._b().get("receivers")]
 
     def get_transmitters(self):
         ctx = self.context()
-        return [Transmitter(ctx, t) for t in self._b().transmitters()]
+        return [Transmitter(ctx, h) for h in self._b().get("transmitters")]
 
     def get_allocators(self):
         ctx = self.context()
-        return [Allocator(ctx, a) for a in self._b().allocators()]
+        return [Allocator(ctx, h) for h in self._b().get("allocators")]
 
     def get_cuda_stream_pools(self):
         ctx = self.context()
-        return [CudaStreamPool(ctx, p) for p in self._b().streamPools()]
+        return [CudaStreamPool(ctx, h) for h in self._b().get("stream_pools")]
 
     def get_clock(self, name=None):
         """The clock named (as a handle) or, without a name, the codelet's clock parameter or the scheduler's."""
         if name is not None:
             return Clock.get(self.context(), self.cid(), name)
-        return Clock(self.context(), self._b().clock())
+        return Clock(self.context(), self._b().get("clock"))
 
     def start(self):
         pass
@@ -108,8 +125,26 @@ class CodeletAdapter:
         pass
 
 
+class PyData:
+    """Any Python object carried in a message (GXF's PyData): add_to_entity(msg, obj, name), get_from_entity(msg,
+    name). The message holds a reference to the object until the message is released."""
+
+    @staticmethod
+    def add_to_entity(entity, data, name=None):
+        _jkompute.add_object(entity._h, name or "", data)
+
+    @staticmethod
+    def get_from_entity(entity, name=None):
+        found, data = _jkompute.get_object(entity._h, name or "")
+        if not found:
+            raise ValueError("error getting pydata called %s" % name)
+        return data
+
+
 def _load_class(path, class_name):
-    """As GXF: the module is the file name up to its first '.', imported with the file's folder on sys.path."""
+    """As GXF: the module is the file name up to its first '.', imported with the file's folder on sys.path. A second
+    file with the same module name (another app's VerifyEqual.py in the same process) is loaded from its own path
+    instead of getting the first one's module."""
     if path == "None":
         module = sys.modules["__main__"]
         where = "__main__"
@@ -117,7 +152,14 @@ def _load_class(path, class_name):
         directory, filename = os.path.split(path)
         if directory not in sys.path:
             sys.path.append(directory)
-        module = importlib.import_module(filename.split(".")[0])
+        name = filename.split(".")[0]
+        module = sys.modules.get(name)
+        if module is not None and not _same_file(getattr(module, "__file__", None), path):
+            module = _load_private(name, path)
+        else:
+            module = importlib.import_module(name)
+            if not _same_file(getattr(module, "__file__", None), path):
+                module = _load_private(name, path)
         where = path
     cls = getattr(module, class_name, None)
     if cls is None:
@@ -125,3 +167,26 @@ def _load_class(path, class_name):
     if not (isinstance(cls, type) and issubclass(cls, CodeletAdapter)):
         raise TypeError("'%s' in %s is not a subclass of gxf.python_codelet.CodeletAdapter" % (class_name, where))
     return cls
+
+
+def _same_file(a, b):
+    try:
+        return a is not None and os.path.samefile(a, b)
+    except OSError:
+        return False
+
+
+def _load_private(name, path):
+    import importlib.util
+    key = "%s@%s" % (name, os.path.realpath(path))
+    module = sys.modules.get(key)
+    if module is None:
+        spec = importlib.util.spec_from_file_location(name, path)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules[key] = module
+        try:
+            spec.loader.exec_module(module)
+        except BaseException:
+            del sys.modules[key]
+            raise
+    return module

@@ -1,0 +1,319 @@
+package io.jkompute.cuda.internal;
+
+import io.jkompute.cuda.DType;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * Generated reductions along any set of axes, numpy's result and accumulator types. The input's kept axes and
+ * reduced axes are each merged where contiguous; then one of two kernels:
+ * <ul>
+ * <li>rows: the reduced elements are contiguous (stride 1), so a block reduces a row (or a slice of one) with
+ * 16-byte loads where aligned, then a warp-shuffle tree; a long row is split over many blocks whose partial
+ * results a second small kernel combines (two passes, no atomics, so results do not depend on timing);</li>
+ * <li>columns: the reduced elements are strided (e.g. axis 0 of a C array), so a thread reduces one output
+ * element and neighbouring threads read neighbouring memory; long columns are split the same way.</li>
+ * </ul>
+ * Shapes and strides are compiled in; the key names them, the types and the operation.
+ */
+public final class ReductionKernel {
+    private ReductionKernel() {}
+
+    public enum Op { SUM, PROD, MIN, MAX, ARGMIN, ARGMAX, ANY, ALL, MEAN }
+
+    public static final String PASS1 = "jk_reduce", PASS2 = "jk_reduce_final";
+    public static final int BLOCK = 256;
+
+    /**
+     * @param outShape   the result's shape (kept axes, with 1s for reduced axes when keepdims)
+     * @param m          number of outputs
+     * @param k          elements reduced into each output
+     * @param rows       true: row kernel, false: column kernel
+     * @param vector     elements per 16-byte load in the row kernel (1: scalar loads)
+     * @param splits     blocks (rows) or grid rows (columns) sharing one output; > 1 needs the second pass
+     * @param chunk      reduced elements per split
+     */
+    public record Plan(Op op, DType in, DType acc, DType out, long[] outShape, long m, long k, boolean rows, int vector,
+                       int splits, long chunk, long[] keptShape, long[] keptStrides, long[] redShape, long[] redStrides, String key) {
+        public String source() {
+            return generate(this);
+        }
+
+        public boolean arg() {
+            return op == Op.ARGMIN || op == Op.ARGMAX;
+        }
+    }
+
+    /** numpy's result dtype of {@code op} over {@code in}. */
+    public static DType resultType(Op op, DType in) {
+        return switch (op) {
+            case SUM, PROD -> Promotion.sumResult(in);
+            case MEAN -> Promotion.meanResult(in);
+            case MIN, MAX -> in;
+            case ARGMIN, ARGMAX -> DType.INT64;
+            case ANY, ALL -> DType.BOOL;
+        };
+    }
+
+    /** The type partial results are kept in (wider than the input where numpy's accuracy needs it). */
+    public static DType accType(Op op, DType in) {
+        return switch (op) {
+            case SUM, PROD -> {
+                DType r = Promotion.sumResult(in);
+                yield r == DType.FLOAT16 || r == DType.BFLOAT16 ? DType.FLOAT32 : r;
+            }
+            case MEAN -> in == DType.FLOAT16 || in == DType.BFLOAT16 ? DType.FLOAT32 : Promotion.meanResult(in);
+            case MIN, MAX, ARGMIN, ARGMAX -> in.isBool() || (in.isInteger() && in.byteSize() <= 2) ? DType.INT32
+                    : in == DType.FLOAT16 || in == DType.BFLOAT16 ? DType.FLOAT32 : in;
+            case ANY, ALL -> DType.INT32;
+        };
+    }
+
+    /**
+     * Plans reducing {@code layout} (of {@code in}) along {@code axes} (empty: all axes).
+     *
+     * @param ptr             the input's first element address (for the alignment check)
+     * @param multiprocessors the device's SM count (sizes the grid)
+     */
+    public static Plan plan(Op op, DType in, ArrayLayout layout, int[] axes, boolean keepDims, long ptr, int multiprocessors) {
+        if (in.isComplex()) throw new UnsupportedOperationException("reductions of complex arrays are not supported");
+        int nd = layout.ndim();
+        boolean[] red = new boolean[nd];
+        if (axes.length == 0) Arrays.fill(red, true);
+        for (int a : axes) {
+            int x = a < 0 ? a + nd : a;
+            if (x < 0 || x >= nd) throw new IllegalArgumentException("axis " + a + " is out of bounds for array of dimension " + nd);
+            if (red[x] && axes.length > 0 && count(axes, a, nd) > 1) throw new IllegalArgumentException("duplicate value in 'axis'");
+            red[x] = true;
+        }
+        if ((op == Op.ARGMIN || op == Op.ARGMAX) && axes.length > 1) {
+            throw new IllegalArgumentException(op.name().toLowerCase() + " takes one axis or none");
+        }
+        long[] shape = layout.shape(), strides = layout.strides();
+        List<long[]> kept = new ArrayList<>(), reduced = new ArrayList<>();
+        List<Long> outShape = new ArrayList<>();
+        long m = 1, k = 1;
+        for (int d = 0; d < nd; d++) {
+            if (red[d]) {
+                k *= shape[d];
+                if (keepDims) outShape.add(1L);
+                addDim(reduced, shape[d], strides[d]);
+            } else {
+                m *= shape[d];
+                outShape.add(shape[d]);
+                addDim(kept, shape[d], strides[d]);
+            }
+        }
+        long[] os = outShape.stream().mapToLong(Long::longValue).toArray();
+        DType acc = accType(op, in), out = resultType(op, in);
+        long[] ks = col(kept, 0), kst = col(kept, 1), rs = col(reduced, 0), rst = col(reduced, 1);
+        boolean innerUnit = rs.length == 0 || rst[rs.length - 1] == 1;
+        boolean rows = innerUnit && k >= 32;
+        int vector = 1, splits;
+        long chunk;
+        if (rows) {
+            if (rs.length <= 1) {
+                int v = Math.max(1, 16 / in.byteSize());
+                // every row start must be aligned: the pointer and each kept stride
+                boolean ok = ptr % ((long) v * in.byteSize()) == 0;
+                for (long s : kst) if (s % v != 0) ok = false;
+                vector = ok ? v : 1;
+            }
+            long target = 8L * multiprocessors;
+            splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
+            chunk = (k + splits - 1) / splits;
+            chunk = (chunk + vector - 1) / vector * vector;
+            splits = (int) Math.max(1, (k + chunk - 1) / chunk);
+        } else {
+            long threads = 2048L * multiprocessors;
+            splits = (int) Math.max(1, Math.min(Math.min(threads / Math.max(1, m), (k + 15) / 16), 65535));
+            chunk = Math.max(1, (k + splits - 1) / splits);
+            splits = (int) Math.max(1, (k + chunk - 1) / chunk);
+        }
+        String key = op + "|" + in + "|" + (rows ? "rows|v" + vector : "cols") + "|" + Arrays.toString(ks) + Arrays.toString(kst)
+                + Arrays.toString(rs) + Arrays.toString(rst) + "|s" + (splits > 1);
+        return new Plan(op, in, acc, out, os, m, k, rows, vector, splits, chunk, ks, kst, rs, rst, key);
+    }
+
+    private static int count(int[] axes, int a, int nd) {
+        int c = 0, x = a < 0 ? a + nd : a;
+        for (int b : axes) if ((b < 0 ? b + nd : b) == x) c++;
+        return c;
+    }
+
+    private static void addDim(List<long[]> dims, long size, long stride) {
+        if (size == 1) return;
+        if (!dims.isEmpty()) {
+            long[] prev = dims.get(dims.size() - 1);
+            if (prev[1] == stride * size) {
+                prev[0] *= size;
+                prev[1] = stride;
+                return;
+            }
+        }
+        dims.add(new long[] {size, stride});
+    }
+
+    private static long[] col(List<long[]> dims, int c) {
+        long[] r = new long[dims.size()];
+        for (int i = 0; i < r.length; i++) r[i] = dims.get(i)[c];
+        return r;
+    }
+
+    // ---- code generation ---------------------------------------------------------------------------------
+
+    private static String identity(Op op, DType acc) {
+        String c = CTypes.compute(acc);
+        return switch (op) {
+            case SUM, MEAN, ANY -> "(" + c + ") 0";
+            case PROD, ALL -> "(" + c + ") 1";
+            case MIN, ARGMIN -> acc.isFloatingPoint() ? (CTypes.isDouble(acc) ? "__longlong_as_double(0x7ff0000000000000LL)" : "__int_as_float(0x7f800000)") : maxOf(acc);
+            case MAX, ARGMAX -> acc.isFloatingPoint() ? (CTypes.isDouble(acc) ? "__longlong_as_double(0xfff0000000000000LL)" : "__int_as_float(0xff800000)") : minOf(acc);
+        };
+    }
+
+    private static String maxOf(DType t) {
+        return switch (t) {
+            case INT32 -> "2147483647";
+            case UINT32 -> "4294967295u";
+            case INT64 -> "9223372036854775807LL";
+            case UINT64 -> "18446744073709551615ULL";
+            default -> throw new IllegalStateException(t.toString());
+        };
+    }
+
+    private static String minOf(DType t) {
+        return switch (t) {
+            case INT32 -> "(-2147483647 - 1)";
+            case UINT32 -> "0u";
+            case INT64 -> "(-9223372036854775807LL - 1)";
+            case UINT64 -> "0ULL";
+            default -> throw new IllegalStateException(t.toString());
+        };
+    }
+
+    /** C code combining value {@code b} (index {@code bi}) into accumulator {@code a} (index {@code ai}). */
+    private static String combine(Op op, String a, String ai, String b, String bi) {
+        return switch (op) {
+            case SUM, MEAN -> a + " += " + b + ";";
+            case PROD -> a + " *= " + b + ";";
+            case MIN -> a + " = vmin(" + a + ", " + b + ");";
+            case MAX -> a + " = vmax(" + a + ", " + b + ");";
+            case ANY -> a + " = " + a + " | " + b + ";";
+            case ALL -> a + " = " + a + " & " + b + ";";
+            // first occurrence wins; a NaN counts as the extreme (numpy's rule)
+            case ARGMAX -> "if (" + a + " != " + a + " ? (" + b + " != " + b + " && " + bi + " < " + ai + ") : (" + b + " != " + b + " || " + b + " > " + a
+                    + " || (" + b + " == " + a + " && " + bi + " < " + ai + "))) { " + a + " = " + b + "; " + ai + " = " + bi + "; }";
+            case ARGMIN -> "if (" + a + " != " + a + " ? (" + b + " != " + b + " && " + bi + " < " + ai + ") : (" + b + " != " + b + " || " + b + " < " + a
+                    + " || (" + b + " == " + a + " && " + bi + " < " + ai + "))) { " + a + " = " + b + "; " + ai + " = " + bi + "; }";
+        };
+    }
+
+    private static String element(Plan p, String raw) {
+        // the input element as the accumulator type
+        String v = CTypes.load(p.in(), raw);
+        if (p.op() == Op.ANY || p.op() == Op.ALL) return "((int) (" + v + " != 0))";
+        DType from = p.in().isBool() ? DType.BOOL : p.in();
+        if (from == DType.FLOAT16 || from == DType.BFLOAT16) return "((float) " + v + ")";
+        return "((" + CTypes.compute(p.acc()) + ") " + v + ")";
+    }
+
+    private static String offset(String var, long[] shape, long[] strides, StringBuilder b, String indent) {
+        // decomposes index `var` (C order over shape) into a memory offset named var_off
+        String off = var + "_off";
+        b.append(indent).append("i64 ").append(off).append(" = 0; { i64 r = ").append(var).append(";");
+        for (int d = shape.length - 1; d >= 0; d--) {
+            if (d == 0) b.append(" ").append(off).append(" += r * ").append(strides[d]).append("LL;");
+            else b.append(" ").append(off).append(" += (r % ").append(shape[d]).append("LL) * ").append(strides[d]).append("LL; r /= ").append(shape[d]).append("LL;");
+        }
+        b.append(" }\n");
+        return off;
+    }
+
+    private static String finish(Plan p, String acc) {
+        String v = p.op() == Op.MEAN ? "(" + acc + " * (" + CTypes.compute(p.acc()) + ") scale)" : acc;
+        DType from = p.acc();
+        if (p.op() == Op.ANY || p.op() == Op.ALL) return "(u8) (" + acc + " != 0)";
+        return CTypes.store(p.out(), CTypes.convert(from, p.out(), v));
+    }
+
+    static String generate(Plan p) {
+        boolean arg = p.arg();
+        String at = CTypes.compute(p.acc());
+        String it = CTypes.storage(p.in());
+        String ot = CTypes.storage(p.out());
+        StringBuilder b = new StringBuilder(CTypes.PRELUDE);
+        // block-wide combine: warp shuffles, then one value per warp through shared memory
+        b.append("__device__ __forceinline__ void block_combine(").append(at).append("& a, i64& ai) {\n");
+        b.append("  __shared__ ").append(at).append(" sv[32]; __shared__ i64 si[32];\n");
+        b.append("  for (int o = 16; o > 0; o >>= 1) { ").append(at).append(" b = __shfl_down_sync(0xffffffffu, a, o); i64 bi = __shfl_down_sync(0xffffffffu, ai, o); (void) bi; ")
+                .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
+        b.append("  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;\n");
+        b.append("  if (lane == 0) { sv[warp] = a; si[warp] = ai; }\n  __syncthreads();\n");
+        b.append("  if (warp == 0) {\n    const int nw = (blockDim.x + 31) >> 5;\n    a = lane < nw ? sv[lane] : ").append(identity(p.op(), p.acc()))
+                .append("; ai = lane < nw ? si[lane] : 0x7fffffffffffffffLL;\n");
+        b.append("    for (int o = 16; o > 0; o >>= 1) { ").append(at).append(" b = __shfl_down_sync(0xffffffffu, a, o); i64 bi = __shfl_down_sync(0xffffffffu, ai, o); (void) bi; ")
+                .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n  }\n}\n");
+        // pass 1
+        b.append("extern \"C\" __global__ void __launch_bounds__(").append(BLOCK).append(") ").append(PASS1).append("(const ").append(it)
+                .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
+        if (p.rows()) {
+            b.append("  const int split = blockIdx.x;\n");
+            b.append("  for (i64 m = blockIdx.y; m < M; m += gridDim.y) {\n");
+            String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
+            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
+            b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
+            if (p.redShape().length <= 1) {
+                b.append("    const ").append(it).append("* row = in + ").append(ob).append(" + kb; const i64 len = ke > kb ? ke - kb : 0;\n");
+                int v = p.vector();
+                if (v > 1) {
+                    b.append("    const i64 nv = len / ").append(v).append(";\n");
+                    b.append("    for (i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n      const Vec<").append(it).append(", ").append(v)
+                            .append("> x = reinterpret_cast<const Vec<").append(it).append(", ").append(v).append(">*>(row)[j];\n");
+                    b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) { ").append(at).append(" b = ")
+                            .append(element(p, "x.v[e]")).append("; i64 bi = kb + j * ").append(v).append(" + e; (void) bi; ")
+                            .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n    }\n");
+                    b.append("    for (i64 j = nv * ").append(v).append(" + threadIdx.x; j < len; j += blockDim.x) { ");
+                } else {
+                    b.append("    for (i64 j = threadIdx.x; j < len; j += blockDim.x) { ");
+                }
+                b.append(at).append(" b = ").append(element(p, "row[j]")).append("; i64 bi = kb + j; (void) bi; ")
+                        .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
+            } else {
+                b.append("    for (i64 kk = kb + threadIdx.x; kk < ke; kk += blockDim.x) {\n");
+                String ro = offset("kk", p.redShape(), p.redStrides(), b, "      ");
+                b.append("      ").append(at).append(" b = ").append(element(p, "in[" + ob + " + " + ro + "]")).append("; i64 bi = kk; (void) bi; ")
+                        .append(combine(p.op(), "a", "ai", "b", "bi")).append("\n    }\n");
+            }
+            b.append("    block_combine(a, ai);\n");
+            b.append("    if (threadIdx.x == 0) {\n");
+            b.append("      if (splits == 1) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
+            b.append("      else { part[m * splits + split] = a; if (pidx) pidx[m * splits + split] = ai; }\n    }\n");
+            b.append("    __syncthreads();\n  }\n}\n");
+        } else {
+            b.append("  const int split = blockIdx.y;\n");
+            b.append("  for (i64 m = (i64) blockIdx.x * blockDim.x + threadIdx.x; m < M; m += (i64) gridDim.x * blockDim.x) {\n");
+            String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
+            b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
+            b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
+            b.append("    for (i64 kk = kb; kk < ke; kk++) {\n");
+            String ro = offset("kk", p.redShape(), p.redStrides(), b, "      ");
+            b.append("      ").append(at).append(" b = ").append(element(p, "in[" + ob + " + " + ro + "]")).append("; i64 bi = kk; (void) bi; ")
+                    .append(combine(p.op(), "a", "ai", "b", "bi")).append("\n    }\n");
+            b.append("    if (splits == 1) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
+            b.append("    else { part[m * splits + split] = a; if (pidx) pidx[m * splits + split] = ai; }\n  }\n}\n");
+        }
+        // pass 2: one block per output combines its partials (in split order, so ties keep the first index)
+        b.append("extern \"C\" __global__ void __launch_bounds__(").append(BLOCK).append(") ").append(PASS2).append("(const ").append(at)
+                .append("* __restrict__ part, const i64* __restrict__ pidx, ").append(ot).append("* __restrict__ out, i64 M, int splits, double scale) {\n");
+        b.append("  for (i64 m = blockIdx.x; m < M; m += gridDim.x) {\n");
+        b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
+        b.append("    for (int s = threadIdx.x; s < splits; s += blockDim.x) { ").append(at).append(" b = part[m * splits + s]; i64 bi = pidx ? pidx[m * splits + s] : 0; (void) bi; ")
+                .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
+        b.append("    block_combine(a, ai);\n");
+        b.append("    if (threadIdx.x == 0) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
+        b.append("    __syncthreads();\n  }\n}\n");
+        return b.toString();
+    }
+}

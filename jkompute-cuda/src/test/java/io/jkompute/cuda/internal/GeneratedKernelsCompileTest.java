@@ -1,0 +1,117 @@
+package io.jkompute.cuda.internal;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+import static org.junit.jupiter.api.Assumptions.assumeTrue;
+
+import io.jkompute.cuda.DType;
+import io.jkompute.cuda.internal.Node.BinaryOp;
+import io.jkompute.cuda.internal.Node.UnaryOp;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+
+/**
+ * The CUDA C the code generators write, compiled to PTX for sm_90 with {@code nvcc} (no GPU needed; skipped where
+ * no nvcc is installed), and the plans' choices (dense vs strided, vector width, rows vs columns) checked.
+ */
+class GeneratedKernelsCompileTest {
+    private static Node in(Object ref, DType t, long... shape) {
+        return new Node.Input(ref, t, shape);
+    }
+
+    private static ElementwiseKernel.Plan plan(Node root, ArrayLayout out, long outPtr, Object[] refs, ArrayLayout[] layouts, long[] ptrs) {
+        IdentityHashMap<Object, ElementwiseKernel.Operand> ops = new IdentityHashMap<>();
+        for (int i = 0; i < refs.length; i++) ops.put(refs[i], new ElementwiseKernel.Operand(layouts[i], ptrs[i]));
+        return ElementwiseKernel.plan(root, root.dtype(), new ElementwiseKernel.Operand(out, outPtr), ops);
+    }
+
+    static List<String> sources() {
+        List<String> out = new ArrayList<>();
+        Object a = new Object(), b = new Object(), c = new Object();
+        long n = 1 << 20;
+        ArrayLayout flat = ArrayLayout.contiguous(n);
+        // saxpy-like and the 5-op chain of the benchmark: dense, 4 floats per 16-byte load
+        Node saxpy = Node.binary(BinaryOp.ADD, Node.binary(BinaryOp.MUL, in(a, DType.FLOAT32, n), Node.Scalar.of(2.0)), in(b, DType.FLOAT32, n));
+        ElementwiseKernel.Plan p = plan(saxpy, flat, 256, new Object[] {a, b}, new ArrayLayout[] {flat, flat}, new long[] {0, 512});
+        assertTrue(p.dense());
+        assertEquals(4, p.vector());
+        out.add(p.source());
+        Node five = Node.unary(UnaryOp.SQRT, Node.unary(UnaryOp.ABS, Node.unary(UnaryOp.SIN,
+                Node.binary(BinaryOp.ADD, Node.binary(BinaryOp.MUL, in(a, DType.FLOAT32, n), Node.Scalar.of(2.0)), in(b, DType.FLOAT32, n)))));
+        out.add(plan(five, flat, 0, new Object[] {a, b}, new ArrayLayout[] {flat, flat}, new long[] {0, 0}).source());
+        // misaligned pointer: scalar loads
+        ElementwiseKernel.Plan mis = plan(saxpy, flat, 4, new Object[] {a, b}, new ArrayLayout[] {flat, flat}, new long[] {0, 0});
+        assertEquals(1, mis.vector());
+        out.add(mis.source());
+        // every dtype through arithmetic, comparison, where, casts
+        for (DType t : new DType[] {DType.BOOL, DType.INT8, DType.UINT8, DType.INT16, DType.UINT16, DType.INT32, DType.UINT32,
+                DType.INT64, DType.UINT64, DType.FLOAT16, DType.BFLOAT16, DType.FLOAT32, DType.FLOAT64}) {
+            Node x = in(a, t, 8), y = in(b, t, 8);
+            Node e = t.isBool() ? Node.binary(BinaryOp.OR, Node.binary(BinaryOp.MUL, x, y), Node.unary(UnaryOp.NOT, x))
+                    : Node.where(Node.binary(BinaryOp.GT, x, y), Node.binary(BinaryOp.POW, Node.unary(UnaryOp.ABS, x), Node.Scalar.of(2L)),
+                    Node.binary(BinaryOp.MIN, Node.binary(BinaryOp.DIV, x, Node.cast(y, DType.FLOAT32)), Node.unary(UnaryOp.EXP, y)));
+            ArrayLayout l = ArrayLayout.contiguous(8);
+            out.add(plan(e, l, 0, new Object[] {a, b}, new ArrayLayout[] {l, l}, new long[] {0, 0}).source());
+        }
+        // strided: a row broadcast over a [::-1] view of an F-order matrix
+        ArrayLayout m = ArrayLayout.fortran(64, 32).slice(0, ArrayLayout.NONE, ArrayLayout.NONE, -1);
+        ArrayLayout row = ArrayLayout.contiguous(32);
+        Node br = Node.binary(BinaryOp.SUB, in(a, DType.FLOAT64, 64, 32), in(c, DType.FLOAT16, 32));
+        ElementwiseKernel.Plan sp = plan(br, ArrayLayout.contiguous(64, 32), 0, new Object[] {a, c}, new ArrayLayout[] {m, row}, new long[] {0, 0});
+        assertFalse(sp.dense());
+        out.add(sp.source());
+        // reductions: full (rows, vectorised, split), along the last axis, along axis 0 (columns), arg and boolean ones
+        ArrayLayout big = ArrayLayout.contiguous(1 << 24);
+        ReductionKernel.Plan full = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, big, new int[0], false, 0, 132);
+        assertTrue(full.rows());
+        assertEquals(4, full.vector());
+        assertTrue(full.splits() > 1);
+        out.add(full.source());
+        ArrayLayout mat = ArrayLayout.contiguous(4096, 4096);
+        ReductionKernel.Plan cols = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, mat, new int[] {0}, false, 0, 132);
+        assertFalse(cols.rows());
+        out.add(cols.source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.MEAN, DType.INT16, mat, new int[] {1}, true, 0, 132).source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT16, mat, new int[0], false, 0, 132).source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMIN, DType.INT64, mat.transpose(), new int[] {1}, false, 0, 132).source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.ANY, DType.BOOL, ArrayLayout.contiguous(3, 5, 7), new int[] {0, 2}, false, 0, 132).source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.MIN, DType.UINT8, ArrayLayout.contiguous(3, 5, 7), new int[] {2}, false, 0, 132).source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.PROD, DType.BFLOAT16, ArrayLayout.contiguous(100, 7), new int[] {0}, false, 0, 132).source());
+        return out;
+    }
+
+    @Test
+    void generatedCudaCompilesWithNvcc() throws Exception {
+        List<String> srcs = sources(); // the plan checks run even without nvcc
+        Path nvcc = findNvcc();
+        assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < srcs.size(); i++) {
+            all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
+        }
+        Path dir = Files.createTempDirectory("jk-gen");
+        Path cu = dir.resolve("generated.cu");
+        Files.writeString(cu, all);
+        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
+                .redirectErrorStream(true).start();
+        String log = new String(pr.getInputStream().readAllBytes());
+        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
+        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
+        String ptx = Files.readString(dir.resolve("g.ptx"));
+        assertTrue(ptx.contains("ld.global.nc.v4.f32") || ptx.contains("ld.global.v4.f32"), "the dense float32 kernel uses 16-byte loads");
+        assertTrue(ptx.contains("shfl.sync.down"), "reductions use warp shuffles");
+    }
+
+    static Path findNvcc() {
+        for (String p : new String[] {"/usr/local/cuda/bin/nvcc", "/usr/local/bin/nvcc", "/usr/bin/nvcc"}) {
+            if (Files.isExecutable(Path.of(p))) return Path.of(p);
+        }
+        return null;
+    }
+}

@@ -1,0 +1,80 @@
+package io.jkompute.net;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.Timeout;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+/**
+ * Failures end both sides, with the truth: a receiver that ends first ends its sender with an error (every policy),
+ * a failing receiver fails its sender with its reason, and a sender stopped by SIGTERM says goodbye (the receiver
+ * fails at once, not after the heartbeat timeout) and removes its private Aeron folder.
+ */
+@Timeout(value = 180, unit = TimeUnit.SECONDS)
+class FailureEndsRunsTest {
+    static final String TX = TwoProcessPingTest.TX;
+    static final String RX = TwoProcessPingTest.RX;
+
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2})
+    void aReceiverThatEndsFirstEndsItsSenderWithAnError(int policy) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=50",
+                "--param", "rx/signal/capacity=64", "--param", "rx/signal/policy=" + policy);
+             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000",
+                     "--param", "tx/seq/codelet_params={transmitter: signal, bytes: 1024}")) {
+            assertEquals(0, rx.await(120), rx.output());
+            long rxEnded = System.nanoTime();
+            assertEquals(1, tx.await(30), tx.output());
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - rxEnded);
+            String failed = tx.lines("FAILED").getFirst();
+            assertTrue(failed.contains("closed the link (its run ended) while messages were still to send")
+                    || failed.contains("nothing has received on the link"), failed);
+            assertTrue(ms < 10_000, "the sender ended " + ms + " ms after its receiver");
+            System.out.println("policy " + policy + ": the sender ended " + ms + " ms after its receiver: " + failed);
+        }
+    }
+
+    @Test
+    void aFailingReceiverFailsItsSenderWithItsReason() throws Exception {
+        int port = Jvm.freePort();
+        // policy 0, capacity 1 and a slow consumer drop messages; SeqRx without gaps allowed fails on the first gap
+        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000",
+                "--param", "rx/signal/capacity=1", "--param", "rx/signal/policy=0",
+                "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 2}");
+             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000")) {
+            assertEquals(1, rx.await(120), rx.output());
+            assertEquals(1, tx.await(30), tx.output());
+            String failed = tx.lines("FAILED").getFirst();
+            assertTrue(failed.contains("the receiving side failed") && failed.contains("lost or reordered"), failed);
+        }
+    }
+
+    @Test
+    void aSenderStoppedBySigtermSaysGoodbyeAndCleansUp() throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
+                "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 1}");
+             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port,
+                     "--param", "tx/count/count=100000000")) {
+            rx.awaitLine("READY", 120);
+            tx.awaitLine("READY", 120);
+            Thread.sleep(2000);
+            long stopped = System.nanoTime();
+            tx.process.destroy(); // SIGTERM
+            int txCode = tx.await(30); // also checks that its private Aeron folder is gone
+            assertEquals(1, rx.await(30), rx.output());
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - stopped);
+            String failed = rx.lines("FAILED").getFirst();
+            assertTrue(failed.contains("the sending side failed") && failed.contains("stopped by a signal"), failed);
+            assertTrue(ms < 1400, "the receiver ended " + ms + " ms after the SIGTERM, before any heartbeat timeout");
+            assertTrue(txCode != 0, "a stopped sender does not exit 0: " + txCode);
+            System.out.println("SIGTERM: the receiver ended " + ms + " ms later (sender exit " + txCode + "): "
+                    + failed);
+        }
+    }
+}

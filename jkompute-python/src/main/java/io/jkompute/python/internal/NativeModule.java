@@ -1,0 +1,401 @@
+package io.jkompute.python.internal;
+
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
+
+import io.jkompute.DataType;
+import io.jkompute.graph.Allocator;
+import io.jkompute.graph.Clock;
+import io.jkompute.graph.Component;
+import io.jkompute.graph.DeviceTensor;
+import io.jkompute.graph.GraphTensor;
+import io.jkompute.graph.HostTensor;
+import io.jkompute.graph.Message;
+import io.jkompute.graph.Receiver;
+import io.jkompute.graph.StorageType;
+import io.jkompute.graph.Timestamp;
+import io.jkompute.graph.Transmitter;
+import io.jkompute.graph.std.BooleanSchedulingTerm;
+import io.jkompute.graph.std.CountSchedulingTerm;
+import io.jkompute.graph.std.PeriodicSchedulingTerm;
+import io.jkompute.graph.std.TargetTimeSchedulingTerm;
+import io.jkompute.graph.SchedulingTerm;
+import java.lang.foreign.Arena;
+import java.lang.foreign.FunctionDescriptor;
+import java.lang.foreign.Linker;
+import java.lang.foreign.MemorySegment;
+import java.lang.invoke.MethodHandle;
+import java.lang.invoke.MethodHandles;
+import java.lang.invoke.MethodType;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The {@code _jkompute} extension module: what the gxf package calls to reach the graph. Each function is a
+ * {@code METH_FASTCALL} C function whose pointer is an FFM upcall stub into a Java lambda; arguments are ints
+ * (handles, see {@link Handles}), strings and floats. A Java exception never unwinds through the stub (that would
+ * end the JVM): it is raised in Python as {@code _jkompute_engine.JavaError} and, if Python does not handle it,
+ * comes back to Java as itself (see {@link Interpreter#failure()}).
+ */
+final class NativeModule {
+    private static final int METH_FASTCALL = 0x80;
+    private static final long METHOD_DEF_SIZE = 32;
+    /** PyModuleDef: PyModuleDef_Base (40 bytes) then name, doc, size, methods, slots, traverse, clear, free. */
+    private static final long MODULE_DEF_SIZE = 104;
+
+    /** A _jkompute function. */
+    @FunctionalInterface
+    interface Fn {
+        MemorySegment call(Args a) throws Throwable;
+    }
+
+    /** Thrown by argument readers when Python already has an error set (e.g. a str where an int was expected). */
+    private static final class PythonErrorSet extends RuntimeException {
+        PythonErrorSet() {
+            super(null, null, false, false);
+        }
+    }
+
+    private static final PythonErrorSet ERROR_SET = new PythonErrorSet();
+
+    /** The arguments of one call, read on demand. */
+    static final class Args {
+        private final MemorySegment args;
+        private final long n;
+
+        Args(MemorySegment args, long n) {
+            this.args = n == 0 ? args : args.reinterpret(n * 8);
+            this.n = n;
+        }
+
+        MemorySegment o(int k) {
+            if (k >= n) {
+                throw new IllegalArgumentException("missing argument " + (k + 1));
+            }
+            return args.getAtIndex(ADDRESS, k);
+        }
+
+        long i(int k) {
+            long v = Py.PyLong_AsLongLong(o(k));
+            if (v == -1 && Py.PyErr_Occurred().address() != 0) {
+                throw ERROR_SET;
+            }
+            return v;
+        }
+
+        double d(int k) {
+            double v = Py.PyFloat_AsDouble(o(k));
+            if (v == -1 && Py.PyErr_Occurred().address() != 0) {
+                throw ERROR_SET;
+            }
+            return v;
+        }
+
+        String s(int k) {
+            String v = interpreter().javaString(o(k));
+            if (v == null) {
+                throw ERROR_SET;
+            }
+            return v;
+        }
+
+        <T> T h(int k, Class<T> type) {
+            Object o = Handles.get(i(k));
+            if (!type.isInstance(o)) {
+                throw new IllegalArgumentException("expected a " + type.getSimpleName() + " handle, got "
+                        + o.getClass().getSimpleName());
+            }
+            return type.cast(o);
+        }
+    }
+
+    private static Interpreter interpreter;
+
+    private NativeModule() {
+    }
+
+    static Interpreter interpreter() {
+        Interpreter i = interpreter;
+        return i != null ? i : Interpreter.ifStarted();
+    }
+
+    /** Creates the module and puts it in sys.modules; called once while the interpreter starts (GIL held). */
+    static void install() {
+        Map<String, Fn> fns = functions();
+        Arena forever = Arena.global();
+        MemorySegment methods = forever.allocate(METHOD_DEF_SIZE * (fns.size() + 1), 8);
+        MethodHandle dispatch;
+        try {
+            dispatch = MethodHandles.lookup().findStatic(NativeModule.class, "dispatch", MethodType.methodType(
+                    MemorySegment.class, Fn.class, MemorySegment.class, MemorySegment.class, long.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+        FunctionDescriptor fastcall = FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS, JAVA_LONG);
+        long off = 0;
+        for (Map.Entry<String, Fn> e : fns.entrySet()) {
+            MemorySegment stub = Linker.nativeLinker().upcallStub(MethodHandles.insertArguments(dispatch, 0,
+                    e.getValue()), fastcall, forever);
+            methods.set(ADDRESS, off, forever.allocateFrom(e.getKey()));
+            methods.set(ADDRESS, off + 8, stub);
+            methods.set(JAVA_INT, off + 16, METH_FASTCALL);
+            methods.set(ADDRESS, off + 24, MemorySegment.NULL);
+            off += METHOD_DEF_SIZE;
+        }
+        MemorySegment def = forever.allocate(MODULE_DEF_SIZE, 8);
+        def.set(JAVA_LONG, 0, 1); // ob_refcnt as PyModuleDef_HEAD_INIT sets it
+        def.set(ADDRESS, 40, forever.allocateFrom("_jkompute"));
+        def.set(ADDRESS, 48, forever.allocateFrom("jkompute's graph, as the gxf package reaches it"));
+        def.set(JAVA_LONG, 56, -1);
+        def.set(ADDRESS, 64, methods);
+        MemorySegment module = Py.PyModule_Create2(def, 1013);
+        if (module.address() == 0) {
+            throw new IllegalStateException("PyModule_Create2 failed for _jkompute");
+        }
+        int rc = Py.PyDict_SetItemString(Py.PyImport_GetModuleDict(), forever.allocateFrom("_jkompute"), module);
+        if (rc != 0) {
+            throw new IllegalStateException("cannot register _jkompute in sys.modules");
+        }
+    }
+
+    /** The upcall target: never lets a Java exception reach the native frame. */
+    static MemorySegment dispatch(Fn fn, MemorySegment self, MemorySegment args, long nargs) {
+        try {
+            MemorySegment r = fn.call(new Args(args, nargs));
+            return r == null ? interpreter().none() : r;
+        } catch (PythonErrorSet e) {
+            return MemorySegment.NULL;
+        } catch (Throwable t) {
+            try {
+                interpreter().raise(t);
+            } catch (Throwable again) {
+                // nothing sensible is left to report with; Python sees a SystemError for a NULL without exception
+            }
+            return MemorySegment.NULL;
+        }
+    }
+
+    private static MemorySegment py(Object v) {
+        return interpreter().toPython(v);
+    }
+
+    private static MemorySegment none() {
+        MemorySegment n = interpreter().none();
+        Py.Py_DecRef(n);
+        return n;
+    }
+
+    private static MemorySegment handle(Object o) {
+        return Py.PyLong_FromLongLong(Handles.put(o));
+    }
+
+    private static Map<String, Fn> functions() {
+        Map<String, Fn> f = new LinkedHashMap<>();
+        f.put("release", a -> {
+            Handles.release(a.i(0));
+            return null;
+        });
+        f.put("lookup", a -> handle(a.h(0, PyContext.class).lookup(a.i(1), a.s(2), a.s(3))));
+        f.put("path", a -> py(a.h(0, Component.class).path()));
+        f.put("type_name", a -> py(a.h(0, Component.class).getClass().getSimpleName()));
+
+        // a codelet's bridge: CodeletAdapter's getters
+        f.put("bridge", a -> {
+            PyCodeletBridge b = a.h(0, PyCodeletBridge.class);
+            return switch (a.s(1)) {
+                case "context" -> handle(b.context());
+                case "eid" -> py(b.eid());
+                case "cid" -> py(b.cid());
+                case "name" -> py(b.name());
+                case "execution_timestamp" -> py(b.executionTimestamp());
+                case "execution_time" -> py(b.executionTime());
+                case "delta_time" -> py(b.deltaTime());
+                case "execution_count" -> py(b.executionCount());
+                case "is_first_tick" -> py(b.isFirstTick());
+                case "params" -> py(b.paramsJson());
+                case "clock" -> handle(b.clock());
+                case "receivers" -> handles(b.receivers());
+                case "transmitters" -> handles(b.transmitters());
+                case "allocators" -> handles(b.allocators());
+                case "stream_pools" -> handles(b.streamPools());
+                default -> throw new IllegalArgumentException("no bridge property " + a.s(1));
+            };
+        });
+
+        // messages and queues
+        f.put("new_message", a -> handle(Message.create()));
+        f.put("receive", a -> handle(a.h(0, Receiver.class).receive()));
+        f.put("publish", a -> {
+            a.h(0, Transmitter.class).publish(a.h(1, Message.class), a.i(2));
+            return null;
+        });
+        f.put("queue_sizes", a -> {
+            Object q = Handles.get(a.i(0));
+            if (q instanceof Receiver r) {
+                return py(new long[] {r.size(), r.backSize(), r.capacity()});
+            }
+            if (q instanceof Transmitter t) {
+                return py(new long[] {t.size(), t.backSize(), t.capacity()});
+            }
+            throw new IllegalArgumentException(q + " is neither a receiver nor a transmitter");
+        });
+        f.put("sync", a -> {
+            a.h(0, Receiver.class).sync();
+            return null;
+        });
+        f.put("timestamp", a -> {
+            Timestamp t = a.h(0, Message.class).timestamp();
+            return t == null ? null : py(new long[] {t.acqtime(), t.pubtime()});
+        });
+        f.put("set_timestamp", a -> {
+            a.h(0, Message.class).setTimestamp(new Timestamp(a.i(2), a.i(1)));
+            return null;
+        });
+        f.put("clock_time", a -> py(a.h(0, Clock.class).time()));
+        f.put("clock_timestamp", a -> py(a.h(0, Clock.class).timestamp()));
+
+        // tensors
+        f.put("tensors", a -> handles(a.h(0, Message.class).findAll(GraphTensor.class)));
+        f.put("tensor", a -> handle(a.h(0, Message.class).get(GraphTensor.class, a.s(1))));
+        f.put("add_tensor", a -> {
+            Message m = a.h(0, Message.class);
+            Allocator alloc = a.h(2, Allocator.class);
+            DataType type = dataType(a.s(3));
+            long[] shape = longs(a.s(4));
+            GraphTensor t = switch (a.s(5)) {
+                case "host", "system" -> HostTensor.allocate(alloc, type, shape);
+                case "device" -> DeviceTensor.allocate(alloc, type, shape);
+                default -> throw new IllegalArgumentException("storage must be host, system or device");
+            };
+            m.add(a.s(1), t);
+            return handle(t);
+        });
+        f.put("tensor_info", a -> {
+            GraphTensor t = a.h(0, GraphTensor.class);
+            long address = 0;
+            long bytes = 0;
+            if (t instanceof HostTensor h) {
+                address = h.data().address();
+                bytes = h.data().byteSize();
+            }
+            String storage = t.storage() == StorageType.DEVICE ? "device"
+                    : t.storage() == StorageType.HOST ? "host" : "system";
+            return py(List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage));
+        });
+        f.put("to_host", a -> {
+            GraphTensor t = a.h(0, GraphTensor.class);
+            if (t instanceof HostTensor) {
+                return handle(t);
+            }
+            return handle(HostTensor.wrap(t.toHost(Arena.ofAuto()), t.dataType(), t.shape()));
+        });
+        f.put("upload", a -> {
+            // host bytes (a numpy array's memory) into a device tensor: jkompute device memory is not mapped
+            GraphTensor t = a.h(0, GraphTensor.class);
+            MemorySegment src = MemorySegment.ofAddress(a.i(1)).reinterpret(a.i(2));
+            if (t instanceof DeviceTensor d) {
+                d.upload(src);
+            } else if (t instanceof HostTensor h) {
+                MemorySegment.copy(src, 0, h.data(), 0, Math.min(src.byteSize(), h.data().byteSize()));
+            }
+            return null;
+        });
+        f.put("wrap_array", a -> {
+            // a Python buffer (numpy array) as a host tensor without a copy: the tensor holds a reference to the
+            // Python object and gives it back when the message releases it
+            Message m = a.h(0, Message.class);
+            long address = a.i(2);
+            long bytes = a.i(3);
+            DataType type = dataType(a.s(4));
+            long[] shape = longs(a.s(5));
+            long[] strides = longs(a.s(6));
+            MemorySegment owner = a.o(7);
+            Py.Py_IncRef(owner);
+            Interpreter in = interpreter();
+            HostTensor t = HostTensor.wrap(MemorySegment.ofAddress(address).reinterpret(bytes), type, shape, strides,
+                    () -> in.decrefLater(owner));
+            m.add(a.s(1), t);
+            return handle(t);
+        });
+
+        // Python objects in messages (PyData, CudaStreamId)
+        f.put("add_object", a -> {
+            MemorySegment o = a.o(2);
+            Py.Py_IncRef(o);
+            a.h(0, Message.class).add(a.s(1), new PyObjectRef(interpreter(), o));
+            return null;
+        });
+        f.put("get_object", a -> {
+            Message m = a.h(0, Message.class);
+            String name = a.s(1);
+            PyObjectRef ref = name.isEmpty() ? m.get(PyObjectRef.class) : m.get(PyObjectRef.class, name);
+            return ref == null ? py(List.of(false, none())) : py(List.of(true, ref.object()));
+        });
+
+        // scheduling terms
+        f.put("term", a -> {
+            SchedulingTerm term = a.h(0, SchedulingTerm.class);
+            String op = a.s(1);
+            return switch (op) {
+                case "enable_tick" -> {
+                    as(term, BooleanSchedulingTerm.class).enableTick();
+                    yield null;
+                }
+                case "disable_tick" -> {
+                    as(term, BooleanSchedulingTerm.class).disableTick();
+                    yield null;
+                }
+                case "check_tick_enabled" -> py(as(term, BooleanSchedulingTerm.class).checkTickEnabled());
+                case "check" -> py(term.check(a.i(2)).type().name());
+                case "remaining" -> py(as(term, CountSchedulingTerm.class).remaining());
+                case "recess_period_ns" -> py(as(term, PeriodicSchedulingTerm.class).recessPeriodNs());
+                case "last_run_timestamp" -> py(as(term, PeriodicSchedulingTerm.class).lastRunTimestamp());
+                case "set_next_target_time" -> {
+                    as(term, TargetTimeSchedulingTerm.class).setNextTargetTime(a.i(2));
+                    yield null;
+                }
+                default -> throw new IllegalArgumentException("no scheduling-term operation " + op);
+            };
+        });
+        return f;
+    }
+
+    private static <T> T as(Object o, Class<T> type) {
+        if (!type.isInstance(o)) {
+            throw new IllegalArgumentException(o + " is not a " + type.getSimpleName());
+        }
+        return type.cast(o);
+    }
+
+    private static MemorySegment handles(List<?> objects) {
+        List<Object> hs = new ArrayList<>(objects.size());
+        for (Object o : objects) {
+            hs.add(Handles.put(o));
+        }
+        return py(hs);
+    }
+
+    private static long[] longs(String csv) {
+        if (csv.isEmpty()) {
+            return new long[0];
+        }
+        String[] parts = csv.split(",");
+        long[] out = new long[parts.length];
+        for (int i = 0; i < parts.length; i++) {
+            out[i] = Long.parseLong(parts[i].strip());
+        }
+        return out;
+    }
+
+    static DataType dataType(String label) {
+        for (DataType d : DataType.values()) {
+            if (d.toString().equals(label) && d != DataType.CUSTOM) {
+                return d;
+            }
+        }
+        throw new IllegalArgumentException("element type '" + label + "' has no jkompute tensor type");
+    }
+}

@@ -1,0 +1,81 @@
+"""DLPack capsules over tensor memory (no copy), built with ctypes: what Tensor.__dlpack__ returns.
+
+The capsule's DLManagedTensor holds the Tensor (and so its message) alive until the consumer (numpy, CuPy, PyTorch)
+calls the deleter; a capsule that is never consumed gives them back when it is destroyed."""
+import ctypes
+
+# DLPack's data type codes and device types
+_CODES = {"int8": (0, 8), "int16": (0, 16), "int32": (0, 32), "int64": (0, 64), "uint8": (1, 8), "uint16": (1, 16),
+          "uint32": (1, 32), "uint64": (1, 64), "float16": (2, 16), "float32": (2, 32), "float64": (2, 64),
+          "complex64": (5, 64), "complex128": (5, 128), "bool": (6, 8)}
+KDLCPU = 1
+KDLCUDA = 2
+
+
+class _Device(ctypes.Structure):
+    _fields_ = [("device_type", ctypes.c_int), ("device_id", ctypes.c_int)]
+
+
+class _DataType(ctypes.Structure):
+    _fields_ = [("code", ctypes.c_uint8), ("bits", ctypes.c_uint8), ("lanes", ctypes.c_uint16)]
+
+
+class _DLTensor(ctypes.Structure):
+    _fields_ = [("data", ctypes.c_void_p), ("device", _Device), ("ndim", ctypes.c_int), ("dtype", _DataType),
+                ("shape", ctypes.POINTER(ctypes.c_int64)), ("strides", ctypes.POINTER(ctypes.c_int64)),
+                ("byte_offset", ctypes.c_uint64)]
+
+
+class _Managed(ctypes.Structure):
+    pass
+
+
+_DELETER = ctypes.CFUNCTYPE(None, ctypes.POINTER(_Managed))
+_Managed._fields_ = [("dl_tensor", _DLTensor), ("manager_ctx", ctypes.c_void_p), ("deleter", _DELETER)]
+
+# live capsules: address of the DLManagedTensor -> what must stay alive until the deleter runs
+_LIVE = {}
+
+
+@_DELETER
+def _deleter(managed):
+    _LIVE.pop(ctypes.addressof(managed.contents), None)
+
+
+_CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
+_pyapi = ctypes.pythonapi
+_pyapi.PyCapsule_New.restype = ctypes.py_object
+_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR]
+_pyapi.PyCapsule_IsValid.restype = ctypes.c_int
+_pyapi.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+
+
+@_CAPSULE_DESTRUCTOR
+def _capsule_destructor(capsule):
+    # still named "dltensor": never consumed, so the producer deletes (DLPack's rule)
+    if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
+        address = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+        _LIVE.pop(address, None)
+
+
+def capsule(owner, address, dtype, shape, strides, device_type=KDLCPU, device_id=0):
+    """A "dltensor" capsule over address; strides are in bytes here and in elements in DLPack."""
+    code, bits = _CODES[dtype]
+    item = bits // 8
+    ndim = len(shape)
+    shape_arr = (ctypes.c_int64 * max(ndim, 1))(*shape)
+    strides_arr = (ctypes.c_int64 * max(ndim, 1))(*[s // item for s in strides])
+    m = _Managed()
+    m.dl_tensor.data = address
+    m.dl_tensor.device = _Device(device_type, device_id)
+    m.dl_tensor.ndim = ndim
+    m.dl_tensor.dtype = _DataType(code, bits, 1)
+    m.dl_tensor.shape = shape_arr
+    m.dl_tensor.strides = strides_arr
+    m.dl_tensor.byte_offset = 0
+    m.manager_ctx = None
+    m.deleter = _deleter
+    _LIVE[ctypes.addressof(m)] = (m, shape_arr, strides_arr, owner)
+    return _pyapi.PyCapsule_New(ctypes.addressof(m), b"dltensor", _capsule_destructor)
