@@ -41,6 +41,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * {@value FragmentWorker#HEARTBEAT_MS} ms) it stops the others and fails with an error naming the fragment.
  */
 public final class FragmentDriver {
+    /** The main class of a worker JVM the driver starts on its own host. */
     public static final String WORKER_MAIN = "io.jkompute.net.fragment.FragmentWorker";
 
     /**
@@ -55,6 +56,7 @@ public final class FragmentDriver {
     public record Options(Path app, String address, int port, List<String> localFragments, List<Path> manifests,
                           List<String> params, Duration registerTimeout, boolean gpuFallback, PrintStream out,
                           PrintStream err) {
+        /** Options with immutable copies of the lists. */
         public Options {
             localFragments = List.copyOf(localFragments);
             manifests = List.copyOf(manifests);
@@ -70,10 +72,12 @@ public final class FragmentDriver {
     /** The app's end: exit code 0 when every fragment ended without error; the error names the fragment. */
     public record AppResult(int exitCode, String error, List<FragmentResult> fragments, JobStatistics statistics,
                             long durationNs) {
+        /** True when every fragment ended without error (exit code 0). */
         public boolean ok() {
             return exitCode == 0;
         }
 
+        /** The named fragment's result, or null. */
         public FragmentResult fragment(String name) {
             return fragments.stream().filter(f -> f.fragment().equals(name)).findFirst().orElse(null);
         }
@@ -160,10 +164,12 @@ public final class FragmentDriver {
     private long stopDeadline;
     private volatile long lostDetectedAfterMs = -1;
 
+    /** A driver for one run of the app in {@code options}; {@link #run()} starts it. */
     public FragmentDriver(Options options) {
         this.o = options;
     }
 
+    /** Where the run is now. */
     public Phase phase() {
         return phase;
     }
