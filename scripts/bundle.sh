@@ -9,7 +9,7 @@
 #                     PATH, CP (the class path of everything in lib/) and the NVIDIA Vulkan driver file when the
 #                     host has one.
 # SKIP_BUILD=1 reuses an existing build. The runtime and the loader are cached in .bundle/ and made only when missing.
-# The whole folder stays under 64 MB so that it travels with a working tree; Python codelets (GraalPy) stay out.
+# The whole folder stays under 64 MB so that it travels with a working tree to the host.
 set -euo pipefail
 root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 cd "$root"
@@ -58,6 +58,6 @@ ENV
 kb=$(du -sk $b | cut -f1)
 echo "bundle: $((kb / 1024)) MB in .bundle/" >&2
 if [ "$kb" -gt $((64 * 1024)) ]; then
-  echo "bundle: over 64 MB; a GPU host's working-tree transfer would refuse it" >&2
+  echo "bundle: over 64 MB; too large to travel with the working tree" >&2
   exit 1
 fi
