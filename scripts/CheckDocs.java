@@ -198,9 +198,13 @@ public final class CheckDocs {
         return null;
     }
 
-    /** A line without its indentation and trailing comment, so that an excerpt may add remarks. */
+    /** A line without its indentation and trailing comment, so that an excerpt may add remarks (a line that is only
+     *  a {@code #} comment is a remark too). */
     static String code(String line) {
         String s = line.strip();
+        if (s.startsWith("#")) {
+            return "";
+        }
         int hash = s.indexOf("  #");
         return (hash >= 0 ? s.substring(0, hash) : s).strip();
     }
