@@ -29,7 +29,7 @@ fi
 
 if ! ls $b/deb/libvulkan1_*.deb $b/deb/libegl1_*.deb >/dev/null 2>&1; then
   echo "bundle: Vulkan loader packages" >&2
-  lists=$(mktemp -d); mkdir -p "$lists/partial"
+  lists=$(mktemp -d); mkdir -p "$lists/partial"; chmod 755 "$lists" "$lists/partial"   # apt fetches as _apt
   o="-oAPT::Architecture=amd64 -oAPT::Architectures=amd64 -oDir::State::Lists=$lists"
   apt-get $o update -qq >/dev/null
   (cd $b/deb && apt-get $o download -qq libvulkan1 libglvnd0 libglx0 libegl1 2>/dev/null)
