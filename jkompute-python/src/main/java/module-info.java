@@ -5,6 +5,7 @@
  */
 module io.jkompute.python {
     requires io.jkompute.graph;
+    requires io.jkompute.graph.cuda;
     requires org.slf4j;
     requires org.snakeyaml.engine.v2;
 

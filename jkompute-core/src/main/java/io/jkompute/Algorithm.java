@@ -5,9 +5,11 @@ import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.vulkan.VK10.*;
 
 import io.jkompute.internal.ShaderReflection;
+import io.jkompute.internal.SpirvElementTypes;
 import io.jkompute.internal.VulkanDevice;
 import java.nio.LongBuffer;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.Collectors;
 import org.lwjgl.system.MemoryStack;
 import org.lwjgl.vulkan.*;
@@ -29,6 +31,8 @@ public final class Algorithm extends ManagedObject {
     private int pushSize;
     private ShaderReflection reflection;
     private volatile int generation;
+    private List<String> typeWarnings = List.of();
+    private static final Logging.Log LOG = Logging.logger(Algorithm.class);
 
     /** The Vulkan objects of the current build, kept apart from the Algorithm so a leak can still be detected. */
     private static final class Natives {
@@ -94,6 +98,11 @@ public final class Algorithm extends ManagedObject {
         }
         ShaderReflection shader = ShaderReflection.of(spirv);
         checkBindings(shader, memories);
+        List<String> warnings = elementTypeWarnings(spirv, memories);
+        for (String w : warnings) {
+            LOG.warn("{}", w);
+        }
+        typeWarnings = warnings;
         checkPushConstants(shader, push);
         checkSpecConstants(shader, spec);
         Workgroup wg = workgroup == null || workgroup.isDefault() ? defaultWorkgroup(memories.get(0)) : workgroup;
@@ -128,6 +137,38 @@ public final class Algorithm extends ManagedObject {
                 throw new IllegalStateException("rebuild: the Manager of " + this + " is closed");
             }
         }
+    }
+
+    /**
+     * A tensor whose element type is not what the shader declares for its binding (float vs integer, or another
+     * width) has its bits reinterpreted: legal, and Kompute's own tests bind a uint32 tensor to a float shader on
+     * purpose, so it runs, with a warning naming the binding. Signedness alone is not reported: shaders commonly read
+     * int data as uint, and the bits mean the same for the values such code uses. Bool and custom tensors are bytes
+     * or structs the shader may view any way.
+     */
+    private static List<String> elementTypeWarnings(byte[] spirv, List<? extends Memory> memories) {
+        List<String> out = new java.util.ArrayList<>();
+        for (Map.Entry<Integer, SpirvElementTypes.Scalar> e : SpirvElementTypes.of(spirv).entrySet()) {
+            int b = e.getKey();
+            if (b >= memories.size() || !(memories.get(b) instanceof Tensor t)) {
+                continue;
+            }
+            DataType dt = t.dataType();
+            if (dt == DataType.CUSTOM || dt == DataType.BOOL) {
+                continue;
+            }
+            SpirvElementTypes.Scalar s = e.getValue();
+            if (s.floating() != dt.isFloatingPoint() || s.bits() != dt.byteSize() * 8) {
+                out.add("binding " + b + ": the shader declares " + s + " elements, but " + t + " holds " + dt
+                        + "; the shader reinterprets its bits");
+            }
+        }
+        return List.copyOf(out);
+    }
+
+    /** The element-type warnings of the last build (for tests). */
+    List<String> typeWarnings() {
+        return typeWarnings;
     }
 
     /** Every binding the shader declares has a tensor (storage buffer) or image (storage image) of its kind. */

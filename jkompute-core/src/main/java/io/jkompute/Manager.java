@@ -40,6 +40,8 @@ import java.util.concurrent.atomic.AtomicLong;
 public final class Manager implements AutoCloseable {
     private static final Logging.Log LOG = Logging.logger(Manager.class);
     private static final Set<Manager> OPEN = Collections.synchronizedSet(new LinkedHashSet<>());
+    /** Managers whose device is being made (guarded by OPEN). */
+    private static int constructing;
 
     static {
         Shutdown.install();
@@ -48,6 +50,11 @@ public final class Manager implements AutoCloseable {
     private final VulkanDevice device;
     private final InitBatch initBatch;
     private final DeviceCopy deviceCopy;
+    /**
+     * Guards the three sets below. Not this Manager's monitor: {@link #sequence(String)} holds that while it makes a
+     * sequence under the read side of {@link #submissions}, and a close queued on the write side would close a cycle.
+     */
+    private final Object registry = new Object();
     private final Set<ManagedObject.Tracked> sequences = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> algorithms = new LinkedHashSet<>();
     private final Set<ManagedObject.Tracked> memories = new LinkedHashSet<>();
@@ -90,9 +97,19 @@ public final class Manager implements AutoCloseable {
      * @param extensions         device extensions to enable; each must be supported
      */
     public Manager(int deviceIndex, int[] familyQueueIndices, List<String> extensions) {
-        Shutdown.checkAccepting();
-        this.device = VulkanInstance.onOwner(
-                () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
+        synchronized (OPEN) {
+            // counted while its device is made, so the shutdown closes it too instead of destroying the instance
+            // under it
+            Shutdown.checkAccepting();
+            constructing++;
+        }
+        try {
+            this.device = VulkanInstance.onOwner(
+                    () -> new VulkanDevice(VulkanInstance.shared(), deviceIndex, familyQueueIndices, extensions));
+        } catch (RuntimeException | Error e) {
+            constructed(null);
+            throw e;
+        }
         InitBatch batch = null;
         try {
             batch = new InitBatch(device);
@@ -104,9 +121,20 @@ public final class Manager implements AutoCloseable {
                 device.close();
                 return null;
             });
+            constructed(null);
             throw e;
         }
-        OPEN.add(this);
+        constructed(this);
+    }
+
+    private static void constructed(Manager m) {
+        synchronized (OPEN) {
+            constructing--;
+            if (m != null) {
+                OPEN.add(m);
+            }
+            OPEN.notifyAll();
+        }
     }
 
     /** Every Vulkan device of the system, in the order {@link #Manager(int)} numbers them. */
@@ -400,14 +428,16 @@ public final class Manager implements AutoCloseable {
      */
     @Override
     public void close() {
+        boolean closing;
         synchronized (this) {
-            if (closed) {
-                // closing on another thread (the owner and the shutdown may race): return once it is done, so
-                // nothing after this call (the instance's destruction) runs under it
-                awaitCloseDone();
-                return;
-            }
+            closing = closed;
             closed = true;
+        }
+        if (closing) {
+            // closing on another thread (the owner and the shutdown may race): return once it is done, so nothing
+            // after this call (the instance's destruction) runs under it. Not under the monitor: the closer takes it
+            awaitCloseDone();
+            return;
         }
         try {
             closeNow();
@@ -439,7 +469,7 @@ public final class Manager implements AutoCloseable {
         List<ManagedObject.Tracked> seqs;
         List<ManagedObject.Tracked> algos;
         List<ManagedObject.Tracked> mems;
-        synchronized (this) {
+        synchronized (registry) {
             // no object registers once closed, so these are all there will be
             seqs = reversed(sequences);
             algos = reversed(algorithms);
@@ -480,7 +510,7 @@ public final class Manager implements AutoCloseable {
             }
             return null;
         });
-        synchronized (this) {
+        synchronized (registry) {
             sequences.clear();
             algorithms.clear();
             memories.clear();
@@ -531,10 +561,23 @@ public final class Manager implements AutoCloseable {
     static void closeAllAtExit() {
         List<Manager> open;
         synchronized (OPEN) {
+            long deadline = System.nanoTime() + 10_000_000_000L;
+            while (constructing > 0 && System.nanoTime() - deadline < 0) {
+                try {
+                    OPEN.wait(50);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    break;
+                }
+            }
             open = new ArrayList<>(OPEN);
         }
         for (Manager m : open) {
-            LOG.warn("a Manager ({}) was still open at JVM exit; closing it", m.device.properties().name());
+            if (Shutdown.refusedWork()) {
+                LOG.debug("closing the Manager ({}) of work stopped at exit", m.device.properties().name());
+            } else {
+                LOG.warn("a Manager ({}) was still open at JVM exit; closing it", m.device.properties().name());
+            }
             LOG.debug("it was created at:\n{}", stackTrace(m.createdAt));
             m.close();
         }
@@ -595,15 +638,17 @@ public final class Manager implements AutoCloseable {
         });
     }
 
-    synchronized void register(ManagedObject o) {
-        if (closed) {
-            o.tracked.closeOnce();
-            throw new IllegalStateException("the Manager is closed");
-        }
-        switch (o) {
-            case Sequence s -> sequences.add(s.tracked);
-            case Algorithm a -> algorithms.add(a.tracked);
-            case Memory m -> memories.add(m.tracked);
+    void register(ManagedObject o) {
+        synchronized (registry) {
+            if (closed) {
+                o.tracked.closeOnce();
+                throw new IllegalStateException("the Manager is closed");
+            }
+            switch (o) {
+                case Sequence s -> sequences.add(s.tracked);
+                case Algorithm a -> algorithms.add(a.tracked);
+                case Memory m -> memories.add(m.tracked);
+            }
         }
         LOG.debug("created {}", o.tracked.description);
     }
@@ -611,15 +656,15 @@ public final class Manager implements AutoCloseable {
     void release(ManagedObject.Tracked t) {
         boolean isSequence;
         boolean isMemory;
-        synchronized (this) {
+        synchronized (registry) {
             if (closed || t.isClosed()) {
                 return;   // a closing Manager frees it
             }
             isSequence = sequences.contains(t);
             isMemory = memories.contains(t);
         }
-        // not under this monitor: a submission holds the read side of 'submissions' while it registers objects,
-        // and freeAfterGpu takes the write side
+        // not under the registry's lock: a new object registers while holding the read side of 'submissions', and
+        // freeAfterGpu takes the write side
         if (isMemory) {
             // a pending zero-fill or upload may still name this memory; run it before the memory goes
             initBatch.flush();
@@ -631,7 +676,7 @@ public final class Manager implements AutoCloseable {
             return;   // the Manager closed meanwhile and freed it
         }
         LOG.debug("closed {}", t.description);
-        synchronized (this) {
+        synchronized (registry) {
             sequences.remove(t);
             algorithms.remove(t);
             memories.remove(t);

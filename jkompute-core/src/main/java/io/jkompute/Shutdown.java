@@ -36,6 +36,7 @@ public final class Shutdown {
     private static final List<Registration> ACTIONS = new ArrayList<>();
     /** When work was last refused: an owner unwinding from the refusal is about to close its Manager. */
     private static volatile long lastRefusedNanos;
+    private static volatile boolean refusedAny;
     /** How long without refused work counts as no owner unwinding any more. */
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -77,7 +78,7 @@ public final class Shutdown {
      * Registers {@code action} to run when the JVM begins to exit, before any Manager refuses work or closes: it
      * should stop submitting and return once the work in flight has completed (within
      * {@code -Djkompute.shutdown.stopSeconds}, default 10). Actions run concurrently, most recent first to start.
-     * During a shutdown already under way it runs the action at once, on the caller's thread.
+     * During a shutdown already under way it starts the action at once, on a thread of its own.
      *
      * @param name what it stops, for the log when it does not finish in time
      */
@@ -90,7 +91,8 @@ public final class Shutdown {
                 return r;
             }
         }
-        action.run();
+        // not on the caller's thread: the action may wait for what the caller is about to do (start or close a run)
+        Thread.ofPlatform().daemon().name("jkompute-stop " + name).start(action);
         return r;
     }
 
@@ -103,8 +105,14 @@ public final class Shutdown {
     static void checkAccepting() {
         if (phase == REFUSING) {
             lastRefusedNanos = System.nanoTime();
+            refusedAny = true;
             throw new IllegalStateException("jkompute is stopping (the JVM is exiting): no new GPU work is accepted");
         }
+    }
+
+    /** Whether work was refused during the stop: the Managers still open belong to work that was cut short. */
+    static boolean refusedWork() {
+        return refusedAny;
     }
 
     /** Makes sure the hook is installed (class initialisation does it). */

@@ -12,4 +12,16 @@ public interface Progress {
      * @param total steps planned in the whole run
      */
     void step(String suite, String label, int done, int total);
+
+    /**
+     * Told now and then during a long step (every few seconds at most): how far the step itself is, in its own unit,
+     * so a front end can show its count and the time it has left.
+     *
+     * @param label the step running, e.g. "throughput check"
+     * @param done  units done, e.g. evaluations
+     * @param total units the step runs
+     * @param unit  what a unit is, e.g. "evaluations"
+     */
+    default void within(String suite, String label, long done, long total, String unit) {
+    }
 }

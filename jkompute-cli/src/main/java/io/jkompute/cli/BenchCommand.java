@@ -115,21 +115,58 @@ final class BenchCommand implements Callable<Integer> {
         private final PrintStream err;
         private final boolean terminal;
         private boolean drawn;
+        private int lastPct;
+        private String lastText = "";
+        private String withinLabel;
+        private long withinStart;
+        private long lastLine;
 
         ProgressBar(PrintStream err, boolean terminal) {
             this.err = err;
             this.terminal = terminal;
         }
 
+        /** A long step's own count and the time it has left, e.g. "throughput check 3,200/10,000 evaluations, 1m20s left". */
+        @Override
+        public void within(String suite, String label, long done, long total, String unit) {
+            long now = System.nanoTime();
+            if (!label.equals(withinLabel)) {
+                withinLabel = label;
+                withinStart = now;
+                return;   // the rate is known from the second report on
+            }
+            if (done <= 0 || total <= 0) {
+                return;
+            }
+            double perUnit = (now - withinStart) / (double) done;
+            long leftS = Math.round(perUnit * (total - done) / 1e9);
+            String text = String.format(java.util.Locale.ROOT, "%s %,d/%,d %s, %s left", label, done, total, unit,
+                    leftS >= 60 ? leftS / 60 + "m" + String.format("%02d", leftS % 60) + "s" : leftS + "s");
+            if (terminal) {
+                draw(lastPct, text);
+            } else if (now - lastLine >= 10_000_000_000L || done >= total) {
+                // a pipe or a file: a line every 10 s is enough to see it moving
+                lastLine = now;
+                err.printf("[%3d%%] %s%n", lastPct, text);
+                err.flush();
+            }
+        }
+
+        private void draw(int pct, String text) {
+            int filled = pct * 30 / 100;
+            err.print(String.format("\r[%s%s] %3d%% %-70.70s", "#".repeat(filled), ".".repeat(30 - filled), pct, text));
+            err.flush();
+            drawn = true;
+        }
+
         @Override
         public void step(String suite, String label, int done, int total) {
             int pct = total == 0 ? 100 : done * 100 / total;
             String text = label.isEmpty() ? suite : label;
+            lastPct = pct;
+            lastText = text;
             if (terminal) {
-                int filled = pct * 30 / 100;
-                String line = String.format("\r[%s%s] %3d%% %-50.50s", "#".repeat(filled), ".".repeat(30 - filled), pct, text);
-                err.print(line);
-                drawn = true;
+                draw(pct, text);
             } else if (!label.isEmpty()) {
                 err.printf("[%3d%%] %s%n", pct, text);
             }

@@ -107,6 +107,10 @@ final class RunCommand implements Callable<Integer> {
             try {
                 result = graph.run();
             } catch (GraphExecutionException e) {
+                if (io.jkompute.Shutdown.isStopping()) {
+                    // a codelet's stop() may object to a run cut short (too few ticks): that is the stop asked for
+                    return StopSignal.report(err);
+                }
                 err.println("error: " + e.getMessage());
                 print(out, graph.statistics().toTable());
                 return 1;

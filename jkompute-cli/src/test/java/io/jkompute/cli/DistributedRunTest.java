@@ -65,6 +65,13 @@ class DistributedRunTest {
                 .redirectError(err.toFile()).start();
         try {
             if (!p.waitFor(seconds, TimeUnit.SECONDS)) {
+                // a stuck JVM (and the workers it started) prints its threads on SIGQUIT: into the failure message
+                List<String> pids = new ArrayList<>(List.of(Long.toString(p.pid())));
+                p.descendants().forEach(d -> pids.add(Long.toString(d.pid())));
+                List<String> quit = new ArrayList<>(List.of("/bin/kill", "-QUIT"));
+                quit.addAll(pids);
+                new ProcessBuilder(quit).start().waitFor();
+                Thread.sleep(1000);
                 throw new AssertionError("jkompute " + String.join(" ", args) + " still running after " + seconds
                         + " s\n" + Files.readString(out) + Files.readString(err));
             }

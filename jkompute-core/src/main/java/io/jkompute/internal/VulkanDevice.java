@@ -40,6 +40,7 @@ public final class VulkanDevice implements AutoCloseable {
     private final StagingPool staging;
     private final Set<String> enabledExtensions;
     private final boolean externalMemoryFd;
+    private final boolean robustBufferAccess;
     private boolean closed;
 
     /** One queue: its family, its handle, and the lock that serialises submits (Vulkan requires it). */
@@ -79,6 +80,30 @@ public final class VulkanDevice implements AutoCloseable {
         if (externalMemoryFd) {
             enabledExtensions.add(KHRExternalMemoryFd.VK_KHR_EXTERNAL_MEMORY_FD_EXTENSION_NAME);
         }
+        // Robust buffer access: a shader's write past the end of its tensor (more invocations than elements) is
+        // dropped instead of landing in the neighbouring allocation; robustBufferAccess2 also makes such reads return
+        // zero. On by default where offered; -Djkompute.robustBufferAccess=false turns it off for the last percent.
+        boolean robust = !"false".equals(System.getProperty("jkompute.robustBufferAccess"));
+        boolean robust1 = false;
+        boolean robust2 = false;
+        if (robust) {
+            try (MemoryStack stack = stackPush()) {
+                VkPhysicalDeviceRobustness2FeaturesEXT r2 = VkPhysicalDeviceRobustness2FeaturesEXT.calloc(stack)
+                        .sType$Default();
+                boolean has2 = available.contains(EXTRobustness2.VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+                VkPhysicalDeviceFeatures2 q = VkPhysicalDeviceFeatures2.calloc(stack).sType$Default();
+                if (has2) {
+                    q.pNext(r2);
+                }
+                VK11.vkGetPhysicalDeviceFeatures2(physical, q);
+                robust1 = q.features().robustBufferAccess();
+                robust2 = robust1 && has2 && r2.robustBufferAccess2();
+            }
+            if (robust2) {
+                enabledExtensions.add(EXTRobustness2.VK_EXT_ROBUSTNESS_2_EXTENSION_NAME);
+            }
+        }
+        robustBufferAccess = robust1;
 
         try (MemoryStack stack = stackPush()) {
             VkDeviceQueueCreateInfo.Buffer qci = VkDeviceQueueCreateInfo.calloc(countPerFamily.size(), stack);
@@ -94,7 +119,11 @@ public final class VulkanDevice implements AutoCloseable {
                     .timelineSemaphore(true).shaderFloat16(feat.float16()).shaderInt8(feat.int8())
                     .storageBuffer8BitAccess(feat.storageBuffer8Bit()).bufferDeviceAddress(feat.bufferDeviceAddress());
             VkPhysicalDeviceFeatures2 f2 = VkPhysicalDeviceFeatures2.calloc(stack).sType$Default().pNext(f11).pNext(f12);
-            f2.features().shaderFloat64(feat.float64()).shaderInt64(feat.int64()).shaderInt16(feat.int16());
+            if (robust2) {
+                f2.pNext(VkPhysicalDeviceRobustness2FeaturesEXT.calloc(stack).sType$Default().robustBufferAccess2(true));
+            }
+            f2.features().shaderFloat64(feat.float64()).shaderInt64(feat.int64()).shaderInt16(feat.int16())
+                    .robustBufferAccess(robust1);
             PointerBuffer ext = null;
             if (!enabledExtensions.isEmpty()) {
                 ext = stack.mallocPointer(enabledExtensions.size());
@@ -148,7 +177,7 @@ public final class VulkanDevice implements AutoCloseable {
             destroyDevice();
             throw e;
         }
-        LOG.info("device {} ({}), {} queue(s) on famil{} {}", properties.name(), properties.type(), queues.size(),
+        LOG.debug("device {} ({}), {} queue(s) on famil{} {}", properties.name(), properties.type(), queues.size(),
                 distinctFamilies.length == 1 ? "y" : "ies", java.util.Arrays.toString(families));
     }
 
@@ -220,6 +249,11 @@ public final class VulkanDevice implements AutoCloseable {
     }
 
     /** Whether memory can be exported as an opaque POSIX file descriptor (for CUDA's cuImportExternalMemory). */
+    public boolean robustBufferAccess() {
+        return robustBufferAccess;
+    }
+
+    /** Whether memory can be exported as an opaque file descriptor. */
     public boolean canExportMemory() {
         return externalMemoryFd;
     }

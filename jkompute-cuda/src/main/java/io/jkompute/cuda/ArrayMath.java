@@ -1,6 +1,5 @@
 package io.jkompute.cuda;
 
-import io.jkompute.cuda.internal.ArrayLayout;
 import io.jkompute.cuda.internal.CTypes;
 import io.jkompute.cuda.internal.ReductionKernel;
 import java.util.Arrays;
@@ -127,9 +126,5 @@ final class ArrayMath {
         Arrays.fill(s, Slice.all());
         s[ax] = Slice.range(from, to);
         return s;
-    }
-
-    static ArrayLayout layoutOf(GpuArray a) {
-        return a.layout();
     }
 }

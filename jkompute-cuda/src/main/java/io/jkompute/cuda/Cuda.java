@@ -233,6 +233,18 @@ public final class Cuda {
     }
 
     /**
+     * Frees the device memory that array math keeps cached for reuse (CuPy's {@code free_all_blocks}, PyTorch's
+     * {@code empty_cache}), e.g. before another process or library needs it. Arrays still open keep their memory.
+     *
+     * @return the bytes given back to the driver
+     */
+    public static long releaseCachedMemory() {
+        long bytes = MemoryPool.cachedBytes();
+        MemoryPool.release();
+        return bytes;
+    }
+
+    /**
      * The result of the last driver call this library made on the calling thread, PyGPU's {@code last_status()}:
      * {@link CudaError#SUCCESS} or the error that was also thrown.
      */

@@ -65,6 +65,13 @@ public final class DeviceMemory implements AutoCloseable {
         return m;
     }
 
+    /** A pool block: tracked for leaks without a stack trace (one is made per array operation). */
+    static DeviceMemory pooled(int device, long address, long byteSize, Runnable release) {
+        DeviceMemory m = new DeviceMemory(device, address, byteSize);
+        m.tracked = Leaks.trackQuietly(m, "pooled device memory", release);
+        return m;
+    }
+
     /** The device this memory is on. */
     public int device() {
         return device;

@@ -6,7 +6,6 @@ import io.jkompute.cuda.internal.Node;
 import io.jkompute.cuda.internal.Node.BinaryOp;
 import io.jkompute.cuda.internal.Node.Scalar;
 import io.jkompute.cuda.internal.Node.UnaryOp;
-import io.jkompute.cuda.internal.NodeFactory;
 import java.util.Arrays;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -68,21 +67,20 @@ public final class Expr implements ArrayLike {
         return new Expr(nodeCast(a.node, t));
     }
 
-    // the Node factories are interface statics in the internal package
     private static Node nodeBinary(BinaryOp op, Node a, Node b) {
-        return NodeFactory.binary(op, a, b);
+        return Node.binary(op, a, b);
     }
 
     private static Node nodeUnary(UnaryOp op, Node a) {
-        return NodeFactory.unary(op, a);
+        return Node.unary(op, a);
     }
 
     private static Node nodeCast(Node a, DType t) {
-        return NodeFactory.cast(a, t);
+        return Node.cast(a, t);
     }
 
     private static Node nodeWhere(Node c, Node a, Node b) {
-        return NodeFactory.where(c, a, b);
+        return Node.where(c, a, b);
     }
 
     @Override
@@ -107,8 +105,8 @@ public final class Expr implements ArrayLike {
 
     /** Evaluates into a new C-contiguous array, queued on {@code stream} (null: the default stream). */
     public GpuArray eval(Stream stream) {
-        if (node instanceof Scalar) throw new IllegalStateException("an expression of scalars alone has no array to evaluate on");
         GpuArray any = firstArray(node);
+        if (any == null) throw new IllegalStateException("an expression of scalars alone has no array to evaluate on");
         GpuArray out = GpuArray.pooled(any.device(), dtype(), node.shape());
         try {
             launch(out, stream);
@@ -135,20 +133,16 @@ public final class Expr implements ArrayLike {
         // an input that overlaps the output at other positions would be overwritten before it is read: go via a copy
         if (overlapsShifted(node, out)) {
             try (GpuArray tmp = eval(stream)) {
-                Expr.of(tmp).launchInto(out, stream);
+                Expr.of(tmp).launch(out, stream);
             }
             return;
         }
-        launchInto(out, stream);
+        launch(out, stream);
     }
 
     /** {@link #evalInto(GpuArray, Stream)} on the default stream. */
     public void evalInto(GpuArray out) {
         evalInto(out, null);
-    }
-
-    private void launchInto(GpuArray out, Stream stream) {
-        launch(out, stream);
     }
 
     static boolean sameKind(DType from, DType to) {

@@ -32,6 +32,10 @@ import org.slf4j.LoggerFactory;
  * {@link #copy()} makes a compact copy on the device, {@link #ptr()} is the device address to hand a kernel, and
  * {@link #toDlpack()}/{@link #fromDlpack} exchange arrays with other CUDA libraries without copying.
  * <p>
+ * Array math follows numpy: element-wise methods ({@link ArrayLike}) build a lazy {@link Expr} that evaluates as one
+ * fused kernel; reductions ({@link #sum}, {@link #max}, ...), {@link #matmul} and the constructors ({@link #arange},
+ * {@link #linspace}) queue their kernels and return the result array without waiting.
+ * <p>
  * Closing the array that allocated the memory frees it (once no DLPack export still uses it); views become
  * unusable then. Closing a view does nothing.
  */
@@ -525,12 +529,16 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         src.memory.checkOpen();
         if (!src.layout.hasPositiveStrides() || !layout.hasPositiveStrides()) {
             // negative or zero strides: 2D copies cannot express them, a generated copy kernel can
-            src.expr().evalInto(this);
-            memory.bind();
-            Cuda.check(Driver.ctxSynchronize(), "cuCtxSynchronize");
+            if (dtype.byteSize() > 8) throw new UnsupportedOperationException("copying " + dtype + " views with negative or zero strides");
+            kernelCopy(src);
             return;
         }
         ArrayLayout.CopyPlan plan = ArrayLayout.copyPlan(src.layout, layout, dtype.byteSize());
+        if (plan.count() > 16 && plan.width() <= 64 && dtype.byteSize() <= 8 && Nvrtc.isAvailable()) {
+            // many narrow 2D copies (a transpose, an F/C conversion): one generated copy kernel is far faster
+            kernelCopy(src);
+            return;
+        }
         long sBase = src.memory.address(), dBase = memory.address();
         if (plan.count() == 1 && plan.height() == 1) {
             long dst = dBase + plan.dstBase(), from = sBase + plan.srcBase(), bytes = plan.width();
@@ -553,6 +561,22 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
                 Cuda.check(Driver.memcpy2D(d), "cuMemcpy2D");
             });
         }
+    }
+
+    /**
+     * Copies {@code src} into this array with a generated kernel, element bits moved as unsigned integers of the
+     * same size (so float16 NaN payloads and non-0/1 bool bytes survive), and waits, like the 2D-copy path.
+     */
+    private void kernelCopy(GpuArray src) {
+        DType raw = switch (dtype.byteSize()) {
+            case 1 -> DType.UINT8;
+            case 2 -> DType.UINT16;
+            case 4 -> DType.UINT32;
+            default -> DType.UINT64;
+        };
+        new GpuArray(src.memory, raw, src.layout, false).expr().evalInto(new GpuArray(memory, raw, layout, false));
+        memory.bind();
+        Cuda.check(Driver.ctxSynchronize(), "cuCtxSynchronize");
     }
 
     /** Copies host data (same number of bytes as this array's elements, C order) into this array or view. */
@@ -820,8 +844,15 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.ALL, axes, false);
     }
 
-    /** Any reduction on {@code stream} (null: default stream), optionally keeping reduced axes. */
-    public GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
+    /**
+     * A reduction queued on {@code stream} (null: the default stream), along {@code axes} (none: all), keeping the
+     * reduced axes as size-1 dimensions when {@code keepDims}; returns at once, the result stays on the device.
+     */
+    public GpuArray reduce(Reduction op, Stream stream, boolean keepDims, int... axes) {
+        return reduce(ReductionKernel.Op.valueOf(op.name()), axes, keepDims, stream);
+    }
+
+    GpuArray reduce(ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
         memory.checkOpen();
         return ArrayMath.reduce(this, op, axes, keepDims, stream);
     }
@@ -852,11 +883,6 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
     /** numpy's {@code concatenate(arrays, axis)}. */
     public static GpuArray concatenate(int axis, GpuArray... arrays) {
         return ArrayMath.concatenate(axis, arrays);
-    }
-
-    /** numpy's {@code astype} evaluated at once into a new array. */
-    public GpuArray astypeArray(DType t) {
-        return astype(t).eval();
     }
 
     /** The single element of a size-1 array, as a double (a device-to-host copy: it waits for the GPU). */

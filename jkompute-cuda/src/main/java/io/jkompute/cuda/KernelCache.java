@@ -14,7 +14,7 @@ final class KernelCache {
     private static final ConcurrentHashMap<String, Kernel> KERNELS = new ConcurrentHashMap<>();
 
     static Kernel get(int device, String key, String name, Supplier<String> source) {
-        String k = device + "|" + key;
+        String k = device + "|" + name + "|" + key;
         Kernel kernel = KERNELS.get(k);
         if (kernel != null) return kernel;
         return KERNELS.computeIfAbsent(k, x -> {

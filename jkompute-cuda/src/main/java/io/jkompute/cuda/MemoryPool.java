@@ -42,7 +42,7 @@ final class MemoryPool {
             p = q.pollLast();
         }
         long address = p != null ? p : fresh(size, dev);
-        return DeviceMemory.foreign(dev, address, size, "pooled device memory of " + size + " bytes on device " + dev, () -> {
+        return DeviceMemory.pooled(dev, address, size, () -> {
             synchronized (q) {
                 q.addLast(address);
             }

@@ -24,9 +24,9 @@ class ArgumentChecksTest {
     }
 
     @Test
-    void slicesRejectNonPositiveSteps() {
+    void slicesRejectAZeroStep() {
         assertThrows(IllegalArgumentException.class, () -> Slice.range(0, 4, 0));
-        assertThrows(IllegalArgumentException.class, () -> Slice.every(-1));
+        assertEquals("::-1", Slice.every(-1).toString());
         assertEquals("1:5:2", Slice.range(1, 5, 2).toString());
         assertEquals(":3", Slice.to(3).toString());
         assertEquals("-1", Slice.at(-1).toString());
@@ -77,8 +77,8 @@ class ArgumentChecksTest {
             MemorySegment cpu = DLPack.write(arena, 0x1000, DLPack.KDL_CPU, 0, 2, 32, new long[] {4}, new long[] {1}, 0, MemorySegment.NULL);
             var e = assertThrows(IllegalArgumentException.class, () -> GpuArray.fromDlpack(cpu));
             assertEquals("DLPack tensor is on device type 1, not CUDA (2) or CUDA managed (13); copy it to a CUDA device first", e.getMessage());
-            MemorySegment bf16 = DLPack.write(arena, 0x1000, DLPack.KDL_CUDA, 0, 4, 16, new long[] {4}, new long[] {1}, 0, MemorySegment.NULL);
-            assertThrows(IllegalArgumentException.class, () -> GpuArray.fromDlpack(bf16));
+            MemorySegment fp8 = DLPack.write(arena, 0x1000, DLPack.KDL_CUDA, 0, 2, 8, new long[] {4}, new long[] {1}, 0, MemorySegment.NULL);
+            assertThrows(IllegalArgumentException.class, () -> GpuArray.fromDlpack(fp8));
             MemorySegment misaligned = DLPack.write(arena, 0x1000, DLPack.KDL_CUDA, 0, 2, 32, new long[] {4}, new long[] {1}, 2, MemorySegment.NULL);
             assertThrows(IllegalArgumentException.class, () -> GpuArray.fromDlpack(misaligned));
             assertThrows(IllegalArgumentException.class, () -> GpuArray.fromDlpack(MemorySegment.NULL));

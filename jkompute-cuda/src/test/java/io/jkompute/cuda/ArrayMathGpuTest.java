@@ -84,7 +84,7 @@ class ArrayMathGpuTest {
                 assertArrayEquals(new byte[] {0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 1, 1}, (byte[]) gt.get());
             }
             try (GpuArray w = Expr.where(a.gt(5), a, a.neg()).eval()) {
-                assertArrayEquals(new float[] {0, -1, -2, -3, -4, -5, 6, 7, 8, 9, 10, 11}, w.toFloatArray());
+                assertArrayEquals(new float[] {-0f, -1, -2, -3, -4, -5, 6, 7, 8, 9, 10, 11}, w.toFloatArray()); // -(0.0) is -0.0, as numpy
             }
             try (GpuArray c = a.clip(2.0, 9.5).eval()) {
                 assertArrayEquals(new float[] {2, 2, 2, 3, 4, 5, 6, 7, 8, 9, 9.5f, 9.5f}, c.toFloatArray());
@@ -136,8 +136,14 @@ class ArrayMathGpuTest {
                 assertTrue(fv.isView());
                 assertArrayEquals(new float[] {0, 4, 3, 2, 1, 5}, fv.toFloatArray());
             }
-            try (GpuArray r = rev.reshape(6)) { // numpy: a copy
+            GpuArray flat = rev.reshape(6); // numpy: still a view, stride -1 element
+            assertTrue(flat.isView());
+            assertArrayEquals(new long[] {-4}, flat.strides());
+            try (GpuArray r = rev.slice(Slice.all(), Slice.every(2)).reshape(4)) { // numpy: a copy
                 assertFalse(r.isView());
+                assertArrayEquals(new float[] {5, 3, 2, 0}, r.toFloatArray());
+            }
+            try (GpuArray r = flat.copy()) {
                 assertArrayEquals(new float[] {5, 4, 3, 2, 1, 0}, r.toFloatArray());
             }
             try (GpuArray t = a.transpose().copy()) {
@@ -275,6 +281,28 @@ class ArrayMathGpuTest {
              GpuArray c = GpuArray.concatenate(1, a, b)) {
             assertEquals(DType.FLOAT64, c.dtype()); // int32 with float32: float64
             assertArrayEquals(new double[] {1, 2, 9, 3, 4, 8}, c.toDoubleArray(), 0);
+        }
+    }
+
+    @Test
+    void readmeExample() {
+        try (GpuArray x = GpuArray.linspace(-1, 1, 1 << 20, DType.FLOAT32);
+             GpuArray y = GpuArray.arange(0, 1 << 20, 1, DType.FLOAT32);
+             GpuArray z = x.mul(2).add(y).sin().abs().sqrt().eval();   // one fused kernel, one pass over memory
+             GpuArray total = z.sum();                                   // 0-d float32 array, on the device
+             GpuArray m = z.reshape(1024, 1024).max(0)) {                // along an axis: shape [1024]
+            double s = total.item();                                    // the one host round trip
+            float[] zs = z.toFloatArray();
+            double want = 0;
+            for (float v : zs) want += v;
+            assertEquals(want, s, 1e-4 * want);
+            assertArrayEquals(new long[] {1024}, m.shape());
+            float[] mx = m.toFloatArray();
+            for (int j = 0; j < 1024; j += 97) {
+                float best = Float.NEGATIVE_INFINITY;
+                for (int i = 0; i < 1024; i++) best = Math.max(best, zs[i * 1024 + j]);
+                assertEquals(best, mx[j], 0);
+            }
         }
     }
 

@@ -430,6 +430,9 @@ public final class Graph implements AutoCloseable {
         if (state != State.ACTIVE) {
             throw new IllegalStateException("the graph is " + state.name().toLowerCase() + "; a graph runs once");
         }
+        if (io.jkompute.Shutdown.isStopping()) {
+            throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the graph is not started");
+        }
         List<Entity> scheduled = entities.values().stream().filter(e -> !e.codelets.isEmpty()).toList();
         ExecutionContext ctx = new ExecutionContext(this, clock, scheduled);
         context = ctx;

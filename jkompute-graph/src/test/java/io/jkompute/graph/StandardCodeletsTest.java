@@ -229,7 +229,7 @@ class StandardCodeletsTest {
                 assertTrue(v.waitingCount() <= 4, "more than max_waiting_count waiting: " + v.waitingCount());
             }
             assertEquals(List.of(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L), got);
-            assertEquals(StopReason.DEADLOCK, g.await(10, TimeUnit.SECONDS).reason());
+            assertEquals(StopReason.COMPLETED, g.await(10, TimeUnit.SECONDS).reason());
             assertEquals(0, v.droppedCount());
             assertEquals(10, g.entity("tx").tickCount());
         }

@@ -30,8 +30,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * GXF's {@code nvidia::gxf::UcxReceiver}: a queue in this graph filled by a {@link UcxTransmitter} in another
- * process. Parameters as GXF's: {@code capacity} (10), {@code policy} (2), {@code address} ("0.0.0.0": every
- * interface), {@code port} (13337), {@code buffer} (a UcxSerializationBuffer, optional here); jkompute adds
+ * process. Parameters as GXF's: {@code capacity} (10), {@code policy} (2), {@code address} ("127.0.0.1": this
+ * host only, unless the app asks for another; GXF's "0.0.0.0" is every interface), {@code port} (13337), {@code buffer} (a UcxSerializationBuffer, optional here); jkompute adds
  * {@code device} (a VulkanDevice for arriving device tensors; default: the graph's first one, if any) and
  * {@code allocator} (a device BlockMemoryPool for them: without one every arriving device tensor is a new Vulkan
  * buffer, with one the same blocks come round again, so stages that record per buffer, like a kernel codelet's
@@ -40,6 +40,11 @@ import org.slf4j.LoggerFactory;
  * <p>Policy 2 holds the remote sender back (it sends only while this queue has room); policies 0 and 1 drop
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
  * {@code jkompute.net.timeoutMs} (1500 ms) without saying goodbye fails the run, naming the link and the counts.
+ *
+ * <p>Every frame is authenticated ({@link Frames}, {@link NetSecret}): the link is pinned to the transmitter that
+ * opened it, anything else is dropped and counted ({@link #rejectedFrames()}), and a protocol violation by the
+ * linked transmitter (a gap, a size over {@code max_message_bytes}, a message that does not decode) ends the link
+ * with the error and the counts so far.
  */
 public class UcxReceiver extends QueuedReceiver implements RunListener {
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);

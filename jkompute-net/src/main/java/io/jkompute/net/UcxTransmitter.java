@@ -33,7 +33,7 @@ import org.slf4j.LoggerFactory;
 /**
  * GXF's {@code nvidia::gxf::UcxTransmitter}: publishing on it sends the message to a {@link UcxReceiver} in
  * another process. Parameters as GXF's: {@code capacity} (1), {@code policy} (2) of the local queue,
- * {@code receiver_address} ("0.0.0.0" = this host), {@code port} (13337), {@code local_address} ("0.0.0.0"),
+ * {@code receiver_address} ("0.0.0.0" = this host), {@code port} (13337), {@code local_address} (default: the address that routes to the receiver),
  * {@code local_port} (0: any; where the receiver's credits and heartbeats come back), {@code buffer} (optional
  * here), {@code maximum_connection_retries} (200, each {@code jkompute.net.retryMs} = 500 ms).
  *

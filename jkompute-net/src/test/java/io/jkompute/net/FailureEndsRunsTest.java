@@ -39,6 +39,37 @@ class FailureEndsRunsTest {
         }
     }
 
+    @ParameterizedTest
+    @ValueSource(ints = {0, 1, 2})
+    void aHungReceiverEndsItsSenderWithinTheLinkTimeout(int policy) throws Exception {
+        int port = Jvm.freePort();
+        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
+                "--param", "rx/signal/policy=" + policy, "--param", "rx/seq/codelet_params={receiver: signal, "
+                        + "delay_ms: 1, gaps: true}");
+             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000")) {
+            rx.awaitLine("READY", 120);
+            tx.awaitLine("READY", 120);
+            Thread.sleep(2000);
+            long hung = System.nanoTime();
+            signal("STOP", rx); // the process stays, its threads do not run: no credit, no heartbeat
+            try {
+                assertEquals(1, tx.await(30), tx.output());
+            } finally {
+                signal("CONT", rx);
+            }
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - hung);
+            String failed = tx.lines("FAILED").getFirst();
+            assertTrue(failed.contains("lost its link") && failed.contains("no heartbeat for"), failed);
+            assertTrue(ms < 10_000, "the sender ended " + ms + " ms after its receiver hung");
+            System.out.println("policy " + policy + ": receiver hung, the sender ended " + ms + " ms later: " + failed);
+        }
+    }
+
+    private static void signal(String name, Jvm jvm) throws Exception {
+        new ProcessBuilder("kill", "-" + name, Long.toString(jvm.process.pid())).inheritIO().start()
+                .waitFor(5, TimeUnit.SECONDS);
+    }
+
     @Test
     void aFailingReceiverFailsItsSenderWithItsReason() throws Exception {
         int port = Jvm.freePort();
@@ -50,7 +81,8 @@ class FailureEndsRunsTest {
             assertEquals(1, rx.await(120), rx.output());
             assertEquals(1, tx.await(30), tx.output());
             String failed = tx.lines("FAILED").getFirst();
-            assertTrue(failed.contains("the receiving side failed") && failed.contains("lost or reordered"), failed);
+            // the sender's error carries the receiver's own (a gap, or a tick that found its message dropped)
+            assertTrue(failed.contains("the receiving side failed") && failed.contains("codelet 'rx/seq'"), failed);
         }
     }
 

@@ -113,6 +113,21 @@ public final class Context implements AutoCloseable {
         progress.step(suite, label, done, total);
     }
 
+    /**
+     * A counter for a long step: called with the units done, it tells the progress at most every 500 ms (the clock
+     * is read only when called).
+     */
+    public java.util.function.LongConsumer within(String label, long total, String unit) {
+        long[] last = {System.nanoTime()};
+        return doneUnits -> {
+            long now = System.nanoTime();
+            if (now - last[0] >= 500_000_000L || doneUnits >= total) {
+                last[0] = now;
+                progress.within(suite, label, doneUnits, total, unit);
+            }
+        };
+    }
+
     /** Fills the progress bar up to the end of the current suite (after a skip or failure). */
     public void stepsTo(int target) {
         while (done < Math.min(target, total)) {

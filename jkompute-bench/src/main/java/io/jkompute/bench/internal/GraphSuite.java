@@ -68,7 +68,7 @@ public final class GraphSuite implements Suite {
 
     @Override
     public int steps(Context ctx) {
-        return SCHEDULERS.size() + 3 + PythonPing.steps();
+        return SCHEDULERS.size() + 3 + PythonPing.steps() + 1;
     }
 
     @Override
@@ -81,6 +81,7 @@ public final class GraphSuite implements Suite {
         pingGoals(out);
         PythonPing.run(ctx, out);
         pipeline(ctx, out);
+        PythonCudaPipeline.run(ctx, out);
     }
 
     /** Publishes messages numbered 0, 1, 2, ... one per tick. */

@@ -38,8 +38,9 @@ final class Peers {
     /** Runs {@code python peers.py args...} and records what it printed. */
     static List<String> run(Recorder out, List<String> args, long timeoutSeconds, String python) {
         String suite = args.get(0);
-        Path script = null;
+        Path script = null, errors = null;
         try {
+            errors = Files.createTempFile("jkompute-peers", ".err");
             script = Files.createTempFile("jkompute-peers", ".py");
             try (InputStream in = Peers.class.getResourceAsStream("/io/jkompute/bench/peers.py")) {
                 if (in == null) {
@@ -49,7 +50,7 @@ final class Peers {
             }
             List<String> cmd = new ArrayList<>(List.of(python, script.toString()));
             cmd.addAll(args);
-            Process p = new ProcessBuilder(cmd).redirectError(ProcessBuilder.Redirect.DISCARD).start();
+            Process p = new ProcessBuilder(cmd).redirectError(errors.toFile()).start();
             byte[] stdout;
             try (InputStream in = p.getInputStream()) {
                 stdout = in.readAllBytes();
@@ -60,7 +61,8 @@ final class Peers {
                 return List.of();
             }
             if (p.exitValue() != 0) {
-                out.note("peers (" + python + " peers.py " + suite + ") exited with " + p.exitValue() + ": not run");
+                out.note("peers (" + python + " peers.py " + suite + ") exited with " + p.exitValue() + ": not run"
+                        + lastLine(errors));
                 return List.of();
             }
             return record(out, new String(stdout, StandardCharsets.UTF_8));
@@ -72,14 +74,28 @@ final class Peers {
             out.note("peers not run: interrupted");
             return List.of();
         } finally {
-            if (script != null) {
+            for (Path f : new Path[] {script, errors}) {
+                if (f == null) continue;
                 try {
-                    Files.deleteIfExists(script);
+                    Files.deleteIfExists(f);
                 } catch (IOException ignored) {
                     // a temp file left behind is harmless
                 }
             }
         }
+    }
+
+    /** The last non-blank line the script wrote to stderr (its exception), for the note; empty if none. */
+    private static String lastLine(Path errors) {
+        try {
+            List<String> lines = Files.readAllLines(errors, StandardCharsets.UTF_8);
+            for (int i = lines.size() - 1; i >= 0; i--) {
+                if (!lines.get(i).isBlank()) return " (" + lines.get(i).strip() + ")";
+            }
+        } catch (IOException | RuntimeException ignored) {
+            // no reason to add
+        }
+        return "";
     }
 
     /** Parses the script's JSON (YAML 1.2 reads JSON) and records it; package-visible for the parser's test. */

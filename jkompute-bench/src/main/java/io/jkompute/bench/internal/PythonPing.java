@@ -33,7 +33,7 @@ final class PythonPing {
     static void run(Context ctx, Recorder out) {
         Path apps = findApps();
         if (apps == null) {
-            out.skip("Python ping: apps/python/PingTx.py not found from the working directory");
+            out.note("not run: Python ping: apps/python/PingTx.py not found from the working directory");
             ctx.step("graph python ping");
             ctx.step("graph python empty tick");
             return;
@@ -48,7 +48,7 @@ final class PythonPing {
         }
         String missing = pythonMissing(dir);
         if (missing != null) {
-            out.skip("Python ping and empty tick: " + missing);
+            out.note("not run: Python ping and empty tick: " + missing);
             ctx.step("graph python ping");
             ctx.step("graph python empty tick");
             deleteQuietly(dir);
@@ -78,7 +78,7 @@ final class PythonPing {
                     try (Graph g = Graph.load(app)) {
                         RunResult result = g.run();
                         long got = g.entity("rx").tickCount();
-                        failure = result.reason() != StopReason.DEADLOCK || got != messages
+                        failure = result.reason() != StopReason.COMPLETED || got != messages
                                 ? "rx ticked " + got + " of " + messages + " (" + result + ")" : null;
                         rates[r] = messages / (result.durationNs() / 1e9);
                     }

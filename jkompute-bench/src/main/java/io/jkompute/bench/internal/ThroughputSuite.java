@@ -72,7 +72,8 @@ public final class ThroughputSuite implements Suite {
             }
         }
         ctx.step("throughput check");
-        DispatchLoop.Result r = DispatchLoop.run(mgr, sequences, dispatches, evaluations, n);
+        DispatchLoop.Result r = DispatchLoop.run(mgr, sequences, dispatches, evaluations, n,
+                ctx.within("throughput check", evaluations, "evaluations"));
         out.check(sequences + " × " + dispatches + " × " + evaluations + " dispatches, every output = " + r.dispatches(),
                 r.correct() ? null : "the output does not hold " + r.dispatches() + " everywhere");
         if (r.correct()) {

@@ -37,4 +37,16 @@ class PeersTest {
         assertEquals(1, r.notes().size());
         assertEquals(true, r.notes().get(0).startsWith("peers not run: /nonexistent/python3 could not be started"));
     }
+
+    @Test
+    void aFailingScriptsExceptionIsInTheNote() {
+        org.junit.jupiter.api.Assumptions.assumeTrue(new java.io.File("/usr/bin/python3").canExecute()
+                || System.getenv("PATH").contains("python"), "needs python3");
+        Recorder out = new Recorder("cuda");
+        // a malformed size makes peers.py raise before any peer runs
+        assertEquals(List.of(), Peers.run(out, List.of("cuda", "--sizes", "many"), 60, "python3"));
+        var r = out.result("t", 0);
+        String note = r.notes().get(r.notes().size() - 1);
+        assertEquals(true, note.contains("exited with 1") && note.contains("ValueError"), note);
+    }
 }

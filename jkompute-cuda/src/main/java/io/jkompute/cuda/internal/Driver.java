@@ -27,6 +27,13 @@ import java.util.List;
 public final class Driver {
     private Driver() {}
 
+    /**
+     * The implementation behind the static wrappers. Every entry point is a {@link DriverApi} method returning the
+     * backend's raw result code, so another driver with the same model (HIP: {@code hipMalloc}, {@code hipMemcpy*},
+     * {@code hipModuleLaunchKernel}, ...) can stand behind them.
+     */
+    static final DriverApi API = new CudaDriverApi();
+
     /** Why the driver cannot be used, or null when it loaded. */
     private static final String UNAVAILABLE;
     private static final String LIBRARY;
@@ -193,232 +200,218 @@ public final class Driver {
     }
 
     public static int getErrorName(int code, MemorySegment out) {
-        try { return (int) cuGetErrorName.invokeExact(code, out); } catch (Throwable t) { throw fatal(t); }
+        return API.getErrorName(code, out);
     }
 
     public static int getErrorString(int code, MemorySegment out) {
-        try { return (int) cuGetErrorString.invokeExact(code, out); } catch (Throwable t) { throw fatal(t); }
+        return API.getErrorString(code, out);
     }
 
     public static int init() {
-        try { return (int) cuInit.invokeExact(0); } catch (Throwable t) { throw fatal(t); }
+        return API.init();
     }
 
     public static int driverGetVersion(MemorySegment out) {
-        try { return (int) cuDriverGetVersion.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        return API.driverGetVersion(out);
     }
 
     public static int deviceGetCount(MemorySegment out) {
-        try { return (int) cuDeviceGetCount.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceGetCount(out);
     }
 
     public static int deviceGet(MemorySegment out, int ordinal) {
-        try { return (int) cuDeviceGet.invokeExact(out, ordinal); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceGet(out, ordinal);
     }
 
     public static int deviceGetName(MemorySegment out, int len, int dev) {
-        try { return (int) cuDeviceGetName.invokeExact(out, len, dev); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceGetName(out, len, dev);
     }
 
     public static int deviceTotalMem(MemorySegment out, int dev) {
-        try { return (int) cuDeviceTotalMem.invokeExact(out, dev); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceTotalMem(out, dev);
     }
 
     public static int deviceGetAttribute(MemorySegment out, int attr, int dev) {
-        try { return (int) cuDeviceGetAttribute.invokeExact(out, attr, dev); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceGetAttribute(out, attr, dev);
     }
 
     public static int deviceGetUuid(MemorySegment out16, int dev) {
-        try { return (int) cuDeviceGetUuid.invokeExact(out16, dev); } catch (Throwable t) { throw fatal(t); }
+        return API.deviceGetUuid(out16, dev);
     }
 
     public static int primaryCtxRetain(MemorySegment out, int dev) {
-        try { return (int) cuDevicePrimaryCtxRetain.invokeExact(out, dev); } catch (Throwable t) { throw fatal(t); }
+        return API.primaryCtxRetain(out, dev);
     }
 
     public static int ctxSetCurrent(MemorySegment ctx) {
-        try { return (int) cuCtxSetCurrent.invokeExact(ctx); } catch (Throwable t) { throw fatal(t); }
+        return API.ctxSetCurrent(ctx);
     }
 
     public static int ctxGetCurrent(MemorySegment out) {
-        try { return (int) cuCtxGetCurrent.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        return API.ctxGetCurrent(out);
     }
 
     public static int ctxSynchronize() {
-        try { return (int) cuCtxSynchronize.invokeExact(); } catch (Throwable t) { throw fatal(t); }
+        return API.ctxSynchronize();
     }
 
     public static int memGetInfo(MemorySegment free, MemorySegment total) {
-        try { return (int) cuMemGetInfo.invokeExact(free, total); } catch (Throwable t) { throw fatal(t); }
+        return API.memGetInfo(free, total);
     }
 
     public static int memAlloc(MemorySegment out, long bytes) {
-        try { return (int) cuMemAlloc.invokeExact(out, bytes); } catch (Throwable t) { throw fatal(t); }
+        return API.memAlloc(out, bytes);
     }
 
     public static int memFree(long dptr) {
-        try { return (int) cuMemFree.invokeExact(dptr); } catch (Throwable t) { throw fatal(t); }
+        return API.memFree(dptr);
     }
 
     public static int memHostAlloc(MemorySegment out, long bytes, int flags) {
-        try { return (int) cuMemHostAlloc.invokeExact(out, bytes, flags); } catch (Throwable t) { throw fatal(t); }
+        return API.memHostAlloc(out, bytes, flags);
     }
 
     public static int memFreeHost(MemorySegment p) {
-        try { return (int) cuMemFreeHost.invokeExact(p); } catch (Throwable t) { throw fatal(t); }
+        return API.memFreeHost(p);
     }
 
     /** Synchronous host→device copy; {@code src} may be a heap segment only if {@code bytes} is small (critical). */
     public static int memcpyHtoD(long dst, MemorySegment src, long bytes) {
-        try {
-            return src.isNative() ? (int) cuMemcpyHtoD.invokeExact(dst, src, bytes)
-                    : (int) cuMemcpyHtoDCritical.invokeExact(dst, src, bytes);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyHtoD(dst, src, bytes);
     }
 
     /** Synchronous device→host copy; {@code dst} may be a heap segment only if {@code bytes} is small (critical). */
     public static int memcpyDtoH(MemorySegment dst, long src, long bytes) {
-        try {
-            return dst.isNative() ? (int) cuMemcpyDtoH.invokeExact(dst, src, bytes)
-                    : (int) cuMemcpyDtoHCritical.invokeExact(dst, src, bytes);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyDtoH(dst, src, bytes);
     }
 
     public static int memcpyDtoD(long dst, long src, long bytes) {
-        try { return (int) cuMemcpyDtoD.invokeExact(dst, src, bytes); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyDtoD(dst, src, bytes);
     }
 
     public static int memcpyHtoDAsync(long dst, MemorySegment src, long bytes, MemorySegment stream) {
-        try { return (int) cuMemcpyHtoDAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyHtoDAsync(dst, src, bytes, stream);
     }
 
     public static int memcpyDtoHAsync(MemorySegment dst, long src, long bytes, MemorySegment stream) {
-        try { return (int) cuMemcpyDtoHAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyDtoHAsync(dst, src, bytes, stream);
     }
 
     public static int memcpyDtoDAsync(long dst, long src, long bytes, MemorySegment stream) {
-        try { return (int) cuMemcpyDtoDAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpyDtoDAsync(dst, src, bytes, stream);
     }
 
     public static int memcpy2D(MemorySegment desc) {
-        try { return (int) cuMemcpy2D.invokeExact(desc); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpy2D(desc);
     }
 
     public static int memcpy2DAsync(MemorySegment desc, MemorySegment stream) {
-        try { return (int) cuMemcpy2DAsync.invokeExact(desc, stream); } catch (Throwable t) { throw fatal(t); }
+        return API.memcpy2DAsync(desc, stream);
     }
 
     public static int memsetD8(long dst, byte v, long n, MemorySegment stream) {
-        try {
-            return stream == null ? (int) cuMemsetD8.invokeExact(dst, v, n) : (int) cuMemsetD8Async.invokeExact(dst, v, n, stream);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD8(dst, v, n, stream);
     }
 
     public static int memsetD16(long dst, short v, long n, MemorySegment stream) {
-        try {
-            return stream == null ? (int) cuMemsetD16.invokeExact(dst, v, n) : (int) cuMemsetD16Async.invokeExact(dst, v, n, stream);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD16(dst, v, n, stream);
     }
 
     public static int memsetD32(long dst, int v, long n, MemorySegment stream) {
-        try {
-            return stream == null ? (int) cuMemsetD32.invokeExact(dst, v, n) : (int) cuMemsetD32Async.invokeExact(dst, v, n, stream);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD32(dst, v, n, stream);
     }
 
     public static int memsetD2D8(long dst, long pitch, byte v, long width, long height) {
-        try { return (int) cuMemsetD2D8.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD2D8(dst, pitch, v, width, height);
     }
 
     public static int memsetD2D16(long dst, long pitch, short v, long width, long height) {
-        try { return (int) cuMemsetD2D16.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD2D16(dst, pitch, v, width, height);
     }
 
     public static int memsetD2D32(long dst, long pitch, int v, long width, long height) {
-        try { return (int) cuMemsetD2D32.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        return API.memsetD2D32(dst, pitch, v, width, height);
     }
 
     public static int streamCreate(MemorySegment out, int flags) {
-        try { return (int) cuStreamCreate.invokeExact(out, flags); } catch (Throwable t) { throw fatal(t); }
+        return API.streamCreate(out, flags);
     }
 
     public static int streamCreateWithPriority(MemorySegment out, int flags, int priority) {
-        try { return (int) cuStreamCreateWithPriority.invokeExact(out, flags, priority); } catch (Throwable t) { throw fatal(t); }
+        return API.streamCreateWithPriority(out, flags, priority);
     }
 
     public static int streamDestroy(MemorySegment s) {
-        try { return (int) cuStreamDestroy.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        return API.streamDestroy(s);
     }
 
     public static int streamSynchronize(MemorySegment s) {
-        try { return (int) cuStreamSynchronize.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        return API.streamSynchronize(s);
     }
 
     public static int streamQuery(MemorySegment s) {
-        try { return (int) cuStreamQuery.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        return API.streamQuery(s);
     }
 
     public static int streamWaitEvent(MemorySegment s, MemorySegment e) {
-        try { return (int) cuStreamWaitEvent.invokeExact(s, e, 0); } catch (Throwable t) { throw fatal(t); }
+        return API.streamWaitEvent(s, e);
     }
 
     public static int eventCreate(MemorySegment out, int flags) {
-        try { return (int) cuEventCreate.invokeExact(out, flags); } catch (Throwable t) { throw fatal(t); }
+        return API.eventCreate(out, flags);
     }
 
     public static int eventRecord(MemorySegment e, MemorySegment s) {
-        try { return (int) cuEventRecord.invokeExact(e, s); } catch (Throwable t) { throw fatal(t); }
+        return API.eventRecord(e, s);
     }
 
     public static int eventSynchronize(MemorySegment e) {
-        try { return (int) cuEventSynchronize.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        return API.eventSynchronize(e);
     }
 
     public static int eventQuery(MemorySegment e) {
-        try { return (int) cuEventQuery.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        return API.eventQuery(e);
     }
 
     public static int eventElapsedTime(MemorySegment outMs, MemorySegment start, MemorySegment end) {
-        try { return (int) cuEventElapsedTime.invokeExact(outMs, start, end); } catch (Throwable t) { throw fatal(t); }
+        return API.eventElapsedTime(outMs, start, end);
     }
 
     public static int eventDestroy(MemorySegment e) {
-        try { return (int) cuEventDestroy.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        return API.eventDestroy(e);
     }
 
     public static int moduleLoadDataEx(MemorySegment out, MemorySegment image, int n, MemorySegment opts, MemorySegment vals) {
-        try { return (int) cuModuleLoadDataEx.invokeExact(out, image, n, opts, vals); } catch (Throwable t) { throw fatal(t); }
+        return API.moduleLoadDataEx(out, image, n, opts, vals);
     }
 
     public static int moduleUnload(MemorySegment m) {
-        try { return (int) cuModuleUnload.invokeExact(m); } catch (Throwable t) { throw fatal(t); }
+        return API.moduleUnload(m);
     }
 
     public static int moduleGetFunction(MemorySegment out, MemorySegment m, MemorySegment name) {
-        try { return (int) cuModuleGetFunction.invokeExact(out, m, name); } catch (Throwable t) { throw fatal(t); }
+        return API.moduleGetFunction(out, m, name);
     }
 
     public static int funcGetAttribute(MemorySegment out, int attr, MemorySegment f) {
-        try { return (int) cuFuncGetAttribute.invokeExact(out, attr, f); } catch (Throwable t) { throw fatal(t); }
+        return API.funcGetAttribute(out, attr, f);
     }
 
     public static int launchKernel(MemorySegment f, int gx, int gy, int gz, int bx, int by, int bz, int shmem,
                                    MemorySegment stream, MemorySegment params) {
-        try {
-            return (int) cuLaunchKernel.invokeExact(f, gx, gy, gz, bx, by, bz, shmem, stream, params, MemorySegment.NULL);
-        } catch (Throwable t) { throw fatal(t); }
+        return API.launchKernel(f, gx, gy, gz, bx, by, bz, shmem, stream, params);
     }
 
     public static int importExternalMemory(MemorySegment out, MemorySegment desc) {
-        try { return (int) cuImportExternalMemory.invokeExact(out, desc); } catch (Throwable t) { throw fatal(t); }
+        return API.importExternalMemory(out, desc);
     }
 
     public static int externalMemoryGetMappedBuffer(MemorySegment out, MemorySegment ext, MemorySegment desc) {
-        try { return (int) cuExternalMemoryGetMappedBuffer.invokeExact(out, ext, desc); } catch (Throwable t) { throw fatal(t); }
+        return API.externalMemoryGetMappedBuffer(out, ext, desc);
     }
 
     public static int destroyExternalMemory(MemorySegment ext) {
-        try { return (int) cuDestroyExternalMemory.invokeExact(ext); } catch (Throwable t) { throw fatal(t); }
+        return API.destroyExternalMemory(ext);
     }
 
     private static final MethodHandle CLOSE = NativeLib.LINKER.downcallHandle(
@@ -426,7 +419,295 @@ public final class Driver {
 
     /** libc {@code close(fd)}: gives back a file descriptor that an import did not take over. */
     public static int closeFd(int fd) {
-        try { return (int) CLOSE.invokeExact(fd); } catch (Throwable t) { throw fatal(t); }
+        return API.closeFd(fd);
+    }
+
+    /** The CUDA driver as a {@link DriverApi}: the wrappers above delegate here. */
+    private static final class CudaDriverApi implements DriverApi {
+        @Override
+        public int getErrorName(int code, MemorySegment out) {
+            try { return (int) cuGetErrorName.invokeExact(code, out); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int getErrorString(int code, MemorySegment out) {
+            try { return (int) cuGetErrorString.invokeExact(code, out); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int init() {
+            try { return (int) cuInit.invokeExact(0); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int driverGetVersion(MemorySegment out) {
+            try { return (int) cuDriverGetVersion.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceGetCount(MemorySegment out) {
+            try { return (int) cuDeviceGetCount.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceGet(MemorySegment out, int ordinal) {
+            try { return (int) cuDeviceGet.invokeExact(out, ordinal); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceGetName(MemorySegment out, int len, int dev) {
+            try { return (int) cuDeviceGetName.invokeExact(out, len, dev); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceTotalMem(MemorySegment out, int dev) {
+            try { return (int) cuDeviceTotalMem.invokeExact(out, dev); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceGetAttribute(MemorySegment out, int attr, int dev) {
+            try { return (int) cuDeviceGetAttribute.invokeExact(out, attr, dev); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int deviceGetUuid(MemorySegment out16, int dev) {
+            try { return (int) cuDeviceGetUuid.invokeExact(out16, dev); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int primaryCtxRetain(MemorySegment out, int dev) {
+            try { return (int) cuDevicePrimaryCtxRetain.invokeExact(out, dev); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ctxSetCurrent(MemorySegment ctx) {
+            try { return (int) cuCtxSetCurrent.invokeExact(ctx); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ctxGetCurrent(MemorySegment out) {
+            try { return (int) cuCtxGetCurrent.invokeExact(out); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ctxSynchronize() {
+            try { return (int) cuCtxSynchronize.invokeExact(); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memGetInfo(MemorySegment free, MemorySegment total) {
+            try { return (int) cuMemGetInfo.invokeExact(free, total); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memAlloc(MemorySegment out, long bytes) {
+            try { return (int) cuMemAlloc.invokeExact(out, bytes); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memFree(long dptr) {
+            try { return (int) cuMemFree.invokeExact(dptr); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memHostAlloc(MemorySegment out, long bytes, int flags) {
+            try { return (int) cuMemHostAlloc.invokeExact(out, bytes, flags); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memFreeHost(MemorySegment p) {
+            try { return (int) cuMemFreeHost.invokeExact(p); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyHtoD(long dst, MemorySegment src, long bytes) {
+            try {
+                return src.isNative() ? (int) cuMemcpyHtoD.invokeExact(dst, src, bytes)
+                        : (int) cuMemcpyHtoDCritical.invokeExact(dst, src, bytes);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyDtoH(MemorySegment dst, long src, long bytes) {
+            try {
+                return dst.isNative() ? (int) cuMemcpyDtoH.invokeExact(dst, src, bytes)
+                        : (int) cuMemcpyDtoHCritical.invokeExact(dst, src, bytes);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyDtoD(long dst, long src, long bytes) {
+            try { return (int) cuMemcpyDtoD.invokeExact(dst, src, bytes); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyHtoDAsync(long dst, MemorySegment src, long bytes, MemorySegment stream) {
+            try { return (int) cuMemcpyHtoDAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyDtoHAsync(MemorySegment dst, long src, long bytes, MemorySegment stream) {
+            try { return (int) cuMemcpyDtoHAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpyDtoDAsync(long dst, long src, long bytes, MemorySegment stream) {
+            try { return (int) cuMemcpyDtoDAsync.invokeExact(dst, src, bytes, stream); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpy2D(MemorySegment desc) {
+            try { return (int) cuMemcpy2D.invokeExact(desc); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memcpy2DAsync(MemorySegment desc, MemorySegment stream) {
+            try { return (int) cuMemcpy2DAsync.invokeExact(desc, stream); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD8(long dst, byte v, long n, MemorySegment stream) {
+            try {
+                return stream == null ? (int) cuMemsetD8.invokeExact(dst, v, n) : (int) cuMemsetD8Async.invokeExact(dst, v, n, stream);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD16(long dst, short v, long n, MemorySegment stream) {
+            try {
+                return stream == null ? (int) cuMemsetD16.invokeExact(dst, v, n) : (int) cuMemsetD16Async.invokeExact(dst, v, n, stream);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD32(long dst, int v, long n, MemorySegment stream) {
+            try {
+                return stream == null ? (int) cuMemsetD32.invokeExact(dst, v, n) : (int) cuMemsetD32Async.invokeExact(dst, v, n, stream);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD2D8(long dst, long pitch, byte v, long width, long height) {
+            try { return (int) cuMemsetD2D8.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD2D16(long dst, long pitch, short v, long width, long height) {
+            try { return (int) cuMemsetD2D16.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int memsetD2D32(long dst, long pitch, int v, long width, long height) {
+            try { return (int) cuMemsetD2D32.invokeExact(dst, pitch, v, width, height); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamCreate(MemorySegment out, int flags) {
+            try { return (int) cuStreamCreate.invokeExact(out, flags); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamCreateWithPriority(MemorySegment out, int flags, int priority) {
+            try { return (int) cuStreamCreateWithPriority.invokeExact(out, flags, priority); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamDestroy(MemorySegment s) {
+            try { return (int) cuStreamDestroy.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamSynchronize(MemorySegment s) {
+            try { return (int) cuStreamSynchronize.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamQuery(MemorySegment s) {
+            try { return (int) cuStreamQuery.invokeExact(s); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int streamWaitEvent(MemorySegment s, MemorySegment e) {
+            try { return (int) cuStreamWaitEvent.invokeExact(s, e, 0); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventCreate(MemorySegment out, int flags) {
+            try { return (int) cuEventCreate.invokeExact(out, flags); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventRecord(MemorySegment e, MemorySegment s) {
+            try { return (int) cuEventRecord.invokeExact(e, s); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventSynchronize(MemorySegment e) {
+            try { return (int) cuEventSynchronize.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventQuery(MemorySegment e) {
+            try { return (int) cuEventQuery.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventElapsedTime(MemorySegment outMs, MemorySegment start, MemorySegment end) {
+            try { return (int) cuEventElapsedTime.invokeExact(outMs, start, end); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int eventDestroy(MemorySegment e) {
+            try { return (int) cuEventDestroy.invokeExact(e); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int moduleLoadDataEx(MemorySegment out, MemorySegment image, int n, MemorySegment opts, MemorySegment vals) {
+            try { return (int) cuModuleLoadDataEx.invokeExact(out, image, n, opts, vals); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int moduleUnload(MemorySegment m) {
+            try { return (int) cuModuleUnload.invokeExact(m); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int moduleGetFunction(MemorySegment out, MemorySegment m, MemorySegment name) {
+            try { return (int) cuModuleGetFunction.invokeExact(out, m, name); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int funcGetAttribute(MemorySegment out, int attr, MemorySegment f) {
+            try { return (int) cuFuncGetAttribute.invokeExact(out, attr, f); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int launchKernel(MemorySegment f, int gx, int gy, int gz, int bx, int by, int bz, int shmem,
+                               MemorySegment stream, MemorySegment params) {
+            try {
+                return (int) cuLaunchKernel.invokeExact(f, gx, gy, gz, bx, by, bz, shmem, stream, params, MemorySegment.NULL);
+            } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int importExternalMemory(MemorySegment out, MemorySegment desc) {
+            try { return (int) cuImportExternalMemory.invokeExact(out, desc); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int externalMemoryGetMappedBuffer(MemorySegment out, MemorySegment ext, MemorySegment desc) {
+            try { return (int) cuExternalMemoryGetMappedBuffer.invokeExact(out, ext, desc); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int destroyExternalMemory(MemorySegment ext) {
+            try { return (int) cuDestroyExternalMemory.invokeExact(ext); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int closeFd(int fd) {
+            try { return (int) CLOSE.invokeExact(fd); } catch (Throwable t) { throw fatal(t); }
+        }
     }
 
     // ---- struct layouts ----------------------------------------------------------------------------------

@@ -235,7 +235,8 @@ public final class ElementwiseKernel {
             int v = p.vector();
             if (v > 1) {
                 b.append("  const i64 nv = n / ").append(v).append(";\n");
-                b.append("  for (i64 j = tid; j < nv; j += step) {\n");
+                // unrolled: several 16-byte loads per operand in flight per thread
+                b.append("  #pragma unroll 4\n  for (i64 j = tid; j < nv; j += step) {\n");
                 for (int i = 0; i < k; i++) {
                     b.append("    const Vec<").append(CTypes.storage(types[i])).append(", ").append(v).append("> x").append(i)
                             .append(" = reinterpret_cast<const Vec<").append(CTypes.storage(types[i])).append(", ").append(v)

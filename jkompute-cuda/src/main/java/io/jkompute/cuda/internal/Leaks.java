@@ -17,6 +17,14 @@ public final class Leaks {
 
     private Leaks() {}
 
+    /** Shared by every quietly tracked owner: a throwable without a stack costs nothing to reuse. */
+    private static final Throwable NO_SITE = new Throwable("creation site not recorded (pooled)") {
+        @Override
+        public synchronized Throwable fillInStackTrace() {
+            return this;
+        }
+    };
+
     /** Number of leaks reported since start (for tests and diagnostics). */
     public static long reported() {
         return REPORTED.get();
@@ -29,6 +37,15 @@ public final class Leaks {
      */
     public static Tracked track(Object owner, String what, Runnable release) {
         State state = new State(what, release, new Throwable("created here, on thread " + Thread.currentThread().getName()));
+        return new Tracked(state, CLEANER.register(owner, state));
+    }
+
+    /**
+     * Like {@link #track} without recording where the owner was made: for the pool's blocks, which array math
+     * makes on every operation, where a stack trace per block would cost more than the operation.
+     */
+    public static Tracked trackQuietly(Object owner, String what, Runnable release) {
+        State state = new State(what, release, NO_SITE);
         return new Tracked(state, CLEANER.register(owner, state));
     }
 

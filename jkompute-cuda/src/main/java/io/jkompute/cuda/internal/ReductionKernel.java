@@ -269,7 +269,8 @@ public final class ReductionKernel {
                 int v = p.vector();
                 if (v > 1) {
                     b.append("    const i64 nv = len / ").append(v).append(";\n");
-                    b.append("    for (i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n      const Vec<").append(it).append(", ").append(v)
+                    // unrolled so each thread has several 16-byte loads in flight (the adds form one chain)
+                    b.append("    #pragma unroll 4\n    for (i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n      const Vec<").append(it).append(", ").append(v)
                             .append("> x = reinterpret_cast<const Vec<").append(it).append(", ").append(v).append(">*>(row)[j];\n");
                     b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) { ").append(at).append(" b = ")
                             .append(element(p, "x.v[e]")).append("; i64 bi = kb + j * ").append(v).append(" + e; (void) bi; ")
@@ -297,7 +298,7 @@ public final class ReductionKernel {
             String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
             b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
             b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
-            b.append("    for (i64 kk = kb; kk < ke; kk++) {\n");
+            b.append("    #pragma unroll 4\n    for (i64 kk = kb; kk < ke; kk++) {\n");
             String ro = offset("kk", p.redShape(), p.redStrides(), b, "      ");
             b.append("      ").append(at).append(" b = ").append(element(p, "in[" + ob + " + " + ro + "]")).append("; i64 bi = kk; (void) bi; ")
                     .append(combine(p.op(), "a", "ai", "b", "bi")).append("\n    }\n");

@@ -104,6 +104,17 @@ public final class CudaDeviceTensor implements GraphTensor {
         }
     }
 
+    /**
+     * CUDA memory that another library owns (e.g. an array imported with {@link GpuArray#fromDlpack}) as a tensor;
+     * closing the tensor closes {@code owner}. The array's element type must match {@code type}.
+     */
+    public static CudaDeviceTensor wrap(GpuArray array, DataType type, long[] shape, AutoCloseable owner) {
+        if (array.dtype() != DType.of(type)) {
+            throw new IllegalArgumentException("array of " + array.dtype() + " as a " + type + " tensor");
+        }
+        return new CudaDeviceTensor(array, type, shape, owner, new AtomicReference<>());
+    }
+
     /** The elements as a GpuArray view (valid until this tensor is closed; closing the view does nothing). */
     public GpuArray array() {
         return array;

@@ -33,7 +33,7 @@ import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
-import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -46,8 +46,8 @@ class CudaGraphGpuTest {
     @TempDir
     Path dir;
 
-    @BeforeAll
-    static void requireCuda() {
+    @BeforeEach
+    void requireCuda() {
         String why = Cuda.unavailableReason();
         assumeTrue(why == null, () -> "needs a CUDA driver and device (run on the GPU host): " + why);
     }

@@ -72,7 +72,8 @@ public final class JobStatisticsComponent extends Component implements RunListen
     @Override
     public void runFinished(RunResult result) throws IOException {
         JobStatistics s = result.statistics();
-        LOG.info("job statistics ({}):\n{}", path(), s.toTable());
+        // DEBUG: the run's owner prints the table once (jkompute run does); at INFO every run printed it twice
+        LOG.debug("job statistics ({}):\n{}", path(), s.toTable());
         String json = s.toGxfJson((int) (long) eventHistoryCount.get(), codeletStatistics.get());
         lastJson = json;
         if (jsonFilePath.isSet()) {

@@ -778,7 +778,13 @@ public final class NetBenchmark {
                             } catch (IOException e) {
                                 // no kill command: the error has the output so far
                             }
-                            lines.wait(2000);
+                            // the dump comes line by line: wait until it stops growing (at most 5 s)
+                            long until = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
+                            int seen = -1;
+                            while (seen != lines.size() && System.nanoTime() < until) {
+                                seen = lines.size();
+                                lines.wait(500);
+                            }
                         }
                         // one last look: the line may have come with the exit
                         lines.wait(200);

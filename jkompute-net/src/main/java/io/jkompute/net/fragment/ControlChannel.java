@@ -51,7 +51,7 @@ final class ControlChannel implements AutoCloseable {
     sealed interface Received permits Taken, Violation {
     }
 
-    record Taken(ControlMessage message) implements Received {
+    record Taken(Control message) implements Received {
     }
 
     record Violation(String error) implements Received {
@@ -143,7 +143,7 @@ final class ControlChannel implements AutoCloseable {
         byte[] body = new byte[bodyLen];
         b.getBytes(bodyAt, body);
         try {
-            return new Taken(ControlMessage.decode(body, 0, bodyLen));
+            return new Taken(Control.decode(ControlMessage.decode(body, 0, bodyLen)));
         } catch (RuntimeException e) {
             return new Violation("control message does not decode: " + e.getMessage());
         }
@@ -185,10 +185,10 @@ final class ControlChannel implements AutoCloseable {
      * Sends to the peer at {@code endpoint} known as {@code to}; false when not connected yet or back pressured (the
      * caller retries or gives up).
      */
-    synchronized boolean send(String endpoint, String to, ControlMessage m) {
+    synchronized boolean send(String endpoint, String to, Control m) {
         open(endpoint);
         Publication p = publications.get(endpoint);
-        UnsafeBuffer f = seal(to, m, System.currentTimeMillis());
+        UnsafeBuffer f = seal(to, m.encode(), System.currentTimeMillis());
         int length = f.capacity();
         for (int i = 0; i < 3; i++) {
             long r = p.offer(f, 0, length);

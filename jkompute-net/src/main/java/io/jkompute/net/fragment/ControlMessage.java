@@ -5,7 +5,7 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 
 /**
- * A message between the fragment driver and its workers: a type and text fields, sent as UTF-8 lines
+ * The text form of a {@link Control} message on the wire: a type and text fields, sent as UTF-8 lines
  * ({@code TYPE}, then {@code key=value} with {@code \\}, newline and CR escaped). Small and readable in a packet dump.
  */
 public record ControlMessage(Type type, Map<String, String> fields) {

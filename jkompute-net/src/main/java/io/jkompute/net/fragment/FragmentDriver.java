@@ -8,13 +8,9 @@ import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.NetSecret;
 import io.jkompute.net.NetStatistics;
-import io.jkompute.net.fragment.ControlMessage.Type;
 import io.jkompute.net.internal.ChildJvm;
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayDeque;
@@ -111,7 +107,7 @@ public final class FragmentDriver {
         final String address;
         final List<Integer> ports;
         final List<String> fragments = new ArrayList<>();
-        final Deque<ControlMessage> outbox = new ArrayDeque<>();
+        final Deque<Control> outbox = new ArrayDeque<>();
         long lastHeard;
         boolean bye;
         boolean gone;
@@ -124,34 +120,12 @@ public final class FragmentDriver {
         }
     }
 
-    private static final class Spawned {
-        final String fragment;
-        final Process process;
-        final Deque<String> tail = new ArrayDeque<>();
-
-        Spawned(String fragment, Process process) {
-            this.fragment = fragment;
-            this.process = process;
-        }
-
-        synchronized void line(String l) {
-            tail.add(l);
-            if (tail.size() > 20) {
-                tail.removeFirst();
-            }
-        }
-
-        synchronized String lastLines() {
-            return String.join("\n", tail);
-        }
-    }
-
     private final Options o;
     private final Map<String, Worker> workers = new LinkedHashMap<>();
     private final Map<String, Worker> assigned = new LinkedHashMap<>();
     private final Set<String> loaded = new HashSet<>();
     private final Map<String, FragmentResult> results = new LinkedHashMap<>();
-    private final Map<String, Spawned> spawned = new LinkedHashMap<>();
+    private LocalWorkers local;
     private final ConcurrentLinkedQueue<ControlChannel.Received> inbox = new ConcurrentLinkedQueue<>();
     private long rejectedNoted;
     private long lastRejectNote;
@@ -181,8 +155,8 @@ public final class FragmentDriver {
 
     /** The process of the worker the driver started for a local fragment, or null. */
     public Process localWorker(String fragment) {
-        Spawned s = spawned.get(fragment);
-        return s == null ? null : s.process;
+        LocalWorkers l = local;
+        return l == null ? null : l.process(fragment);
     }
 
     /** Runs the app to its end (or its first failure); never waits longer than the timeouts. */
@@ -210,17 +184,23 @@ public final class FragmentDriver {
             return new AppResult(3, "cannot listen on " + bind + ": " + e.getMessage(), List.of(), null,
                     System.nanoTime() - t0);
         }
-        Thread killChildren = new Thread(this::killChildren, "jkompute-driver-cleanup");
+        local = new LocalWorkers(o.app(), o.manifests(), o.params(), o.err());
+        LocalWorkers children = local;
+        Thread killChildren = new Thread(children::kill, "jkompute-driver-cleanup");
         Runtime.getRuntime().addShutdownHook(killChildren);
         try (ch) {
             String connect = (o.address().equals("0.0.0.0") || o.address().equals("::") ? "127.0.0.1" : o.address())
                     + ":" + o.port();
             for (String f : o.localFragments()) {
-                spawn(f, connect);
+                try {
+                    local.start(f, connect);
+                } catch (IOException e) {
+                    fail(3, "cannot start a worker for fragment '" + f + "': " + e.getMessage());
+                }
             }
             loop(ch);
         } finally {
-            reapChildren();
+            local.reap();
             try {
                 Runtime.getRuntime().removeShutdownHook(killChildren);
             } catch (IllegalStateException exiting) {
@@ -255,7 +235,7 @@ public final class FragmentDriver {
         long start = System.nanoTime();
         long lastBeat = 0;
         long lastWaitNote = start;
-        ControlMessage beat = ControlMessage.of(Type.HEARTBEAT, "id", "driver");
+        Control beat = new Control.Heartbeat("driver");
         while (true) {
             ch.poll(inbox::add);
             ControlChannel.Received r;
@@ -264,7 +244,8 @@ public final class FragmentDriver {
                     case ControlChannel.Taken t -> {
                         try {
                             handle(ch, t.message());
-                        } catch (IllegalArgumentException e) {
+                        } catch (RuntimeException e) {
+                            // a genuine worker's message that makes no sense here (or statistics that do not parse)
                             fail(1, "protocol violation by a worker: " + e.getMessage());
                         }
                     }
@@ -306,7 +287,7 @@ public final class FragmentDriver {
                         phase = Phase.RUNNING;
                         runStart = System.nanoTime();
                         for (Worker w : liveWorkers()) {
-                            w.outbox.add(ControlMessage.of(Type.START));
+                            w.outbox.add(new Control.Start());
                         }
                     }
                 }
@@ -346,57 +327,65 @@ public final class FragmentDriver {
         return rejectedNoted;
     }
 
-    private void handle(ControlChannel ch, ControlMessage m) {
-        String id = m.get("id");
+    private void handle(ControlChannel ch, Control c) {
+        String id = switch (c) {
+            case Control.Register r -> r.id();
+            case Control.Loaded l -> l.id();
+            case Control.Done d -> d.id();
+            case Control.Failed f -> f.id();
+            case Control.Bye b -> b.id();
+            case Control.Heartbeat h -> h.id();
+            default -> null;
+        };
         Worker w = id == null ? null : workers.get(id);
         if (w != null) {
             w.lastHeard = System.nanoTime();
         }
-        switch (m.type()) {
-            case REGISTER -> register(ch, m, w);
-            case LOADED -> {
-                if (w != null && w.fragments.contains(m.get("fragment"))) {
-                    loaded.add(m.get("fragment"));
+        switch (c) {
+            case Control.Register r -> register(ch, r, w);
+            case Control.Loaded l -> {
+                if (w != null && w.fragments.contains(l.fragment())) {
+                    loaded.add(l.fragment());
                 }
             }
-            case FAILED -> {
-                String f = m.required("fragment");
-                if (w == null || !w.fragments.contains(f)) {
-                    throw new IllegalArgumentException("FAILED for fragment '" + f + "' from worker " + id
-                            + ", which does not run it");
-                }
-                boolean load = "load".equals(m.get("phase"));
-                String err = m.get("error");
-                results.put(f, new FragmentResult(f, w == null ? id : w.id, StopReason.ERROR, null, 0, null, err));
-                fail(load ? 2 : 1, "fragment '" + f + "' failed" + (load ? " to load" : "") + " (worker " + id
-                        + "): " + err);
+            case Control.Failed f -> {
+                runsIt(w, id, f.fragment(), "FAILED");
+                boolean load = f.phase().equals("load");
+                results.put(f.fragment(), new FragmentResult(f.fragment(), w.id, StopReason.ERROR, null, 0, null,
+                        f.error()));
+                fail(load ? 2 : 1, "fragment '" + f.fragment() + "' failed" + (load ? " to load" : "") + " (worker "
+                        + id + "): " + f.error());
             }
-            case DONE -> {
-                String f = m.required("fragment");
-                if (w == null || !w.fragments.contains(f)) {
-                    throw new IllegalArgumentException("DONE for fragment '" + f + "' from worker " + id
-                            + ", which does not run it");
-                }
-                if (!results.containsKey(f)) {
-                    results.put(f, new FragmentResult(f, id, StopReason.valueOf(m.required("reason")), m.get("detail"),
-                            m.number("duration_ns"), parseStats(m.get("stats")), null));
-                    List<NetStatistics.Link> l = parseLinks(f, m.get("stats"));
+            case Control.Done d -> {
+                runsIt(w, id, d.fragment(), "DONE");
+                if (!results.containsKey(d.fragment())) {
+                    results.put(d.fragment(), new FragmentResult(d.fragment(), id, d.reason(), d.detail(),
+                            d.durationNs(), parseStats(d.stats()), null));
+                    List<NetStatistics.Link> l = parseLinks(d.fragment(), d.stats());
                     synchronized (this) {
                         links.addAll(l);
                     }
                 }
             }
-            case BYE -> {
+            case Control.Bye b -> {
                 if (w != null) {
                     w.bye = true;
                 }
             }
-            case HEARTBEAT -> { }
-            default -> o.err().println("driver: unexpected " + m);
+            case Control.Heartbeat h -> { }
+            default -> throw new IllegalArgumentException("a worker sent " + c.getClass().getSimpleName()
+                    + ", which only the driver sends");
         }
     }
 
-    private void register(ControlChannel ch, ControlMessage m, Worker known) {
+    private static void runsIt(Worker w, String id, String fragment, String what) {
+        if (w == null || !w.fragments.contains(fragment)) {
+            throw new IllegalArgumentException(what + " for fragment '" + fragment + "' from worker " + id
+                    + ", which does not run it");
+        }
+    }
+
+    private void register(ControlChannel ch, Control.Register m, Worker known) {
         if (known != null) {
             if (!known.fragments.isEmpty() && phase != Phase.REGISTERING) {
                 // it did not get ASSIGN yet (sent before its publication connected): the outbox still has it, or resend
@@ -406,34 +395,14 @@ public final class FragmentDriver {
             }
             return;
         }
-        String id = m.required("id");
-        String control = m.required("control");
-        m.required("address");
-        List<Integer> ports = new ArrayList<>();
-        for (String p : m.get("ports", "").split(",")) {
-            if (!p.isBlank()) {
-                int port;
-                try {
-                    port = Integer.parseInt(p);
-                } catch (NumberFormatException e) {
-                    port = -1;
-                }
-                if (port < 1 || port > 65535) {
-                    throw new IllegalArgumentException("REGISTER from " + id + " offers port '" + p + "'");
-                }
-                ports.add(port);
-            }
-        }
-        Worker w = new Worker(id, control, m.get("address"), ports);
+        String id = m.id();
+        String control = m.control();
+        Worker w = new Worker(id, control, m.address(), m.ports());
         w.lastHeard = System.nanoTime();
         ch.open(control);
         String refuse = null;
-        List<String> requested = new ArrayList<>();
-        String req = m.get("fragments", "");
-        if (!req.isBlank()) {
-            requested.addAll(List.of(req.split(",")));
-        }
-        if (!plan.digest().equals(m.get("digest"))) {
+        List<String> requested = new ArrayList<>(m.fragments());
+        if (!plan.digest().equals(m.digest())) {
             refuse = "its app file differs from the driver's " + plan.label() + " (run the same file everywhere)";
         } else if (phase != Phase.REGISTERING) {
             refuse = "the app is already " + phase.name().toLowerCase(Locale.ROOT);
@@ -458,7 +427,7 @@ public final class FragmentDriver {
         }
         if (refuse != null) {
             o.err().println("driver: refused worker " + id + ": " + refuse);
-            ControlMessage reject = ControlMessage.of(Type.REJECT, "error", refuse);
+            Control reject = new Control.Reject(refuse);
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
             while (!ch.send(control, id, reject) && System.nanoTime() < deadline) {
                 FragmentWorker.sleep();
@@ -503,11 +472,8 @@ public final class FragmentDriver {
 
     private final Map<String, String> endpoints = new LinkedHashMap<>();
 
-    private ControlMessage assignment(Worker w) {
-        StringBuilder eps = new StringBuilder();
-        endpoints.forEach((k, v) -> eps.append(eps.isEmpty() ? "" : ",").append(k).append('=').append(v));
-        return ControlMessage.of(Type.ASSIGN, "fragments", String.join(",", w.fragments), "endpoints",
-                eps.toString(), "bind", w.address, "gpu_fallback", Boolean.toString(o.gpuFallback()));
+    private Control assignment(Worker w) {
+        return new Control.Assign(w.fragments, endpoints, w.address, o.gpuFallback());
     }
 
     private void checkLiveness(long now) {
@@ -527,17 +493,17 @@ public final class FragmentDriver {
                         + " ms, lost after " + FragmentWorker.LOST_MS + " ms)");
             }
         }
-        for (Spawned s : spawned.values()) {
-            if (!s.process.isAlive()) {
-                Worker w = assigned.get(s.fragment);
+        for (LocalWorkers.Child s : local.children()) {
+            if (!s.process().isAlive()) {
+                Worker w = assigned.get(s.fragment());
                 boolean expected = w != null && (w.bye || w.gone) || phase == Phase.STOPPING;
                 if (!expected && phase != Phase.DONE) {
                     if (w != null) {
                         w.gone = true;
                     }
                     String tail = s.lastLines();
-                    fail(w == null ? 3 : 1, "the worker for fragment '" + s.fragment + "' (pid " + s.process.pid()
-                            + ") exited with code " + s.process.exitValue() + (tail.isEmpty() ? "" : "; its last "
+                    fail(w == null ? 3 : 1, "the worker for fragment '" + s.fragment() + "' (pid " + s.process().pid()
+                            + ") exited with code " + s.process().exitValue() + (tail.isEmpty() ? "" : "; its last "
                             + "output:\n" + tail));
                 }
             }
@@ -563,7 +529,7 @@ public final class FragmentDriver {
         stopDeadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(15);
         for (Worker w : liveWorkers()) {
             w.outbox.clear();
-            w.outbox.add(ControlMessage.of(Type.STOP, "abort", Boolean.toString(abort), "reason", reason));
+            w.outbox.add(new Control.Stop(abort, reason));
         }
     }
 
@@ -571,40 +537,9 @@ public final class FragmentDriver {
         return plan.fragmentNames().stream().filter(f -> !assigned.containsKey(f)).toList();
     }
 
-    // ---- local workers -----------------------------------------------------------------------------------
-
-    private void spawn(String fragment, String driverEndpoint) {
-        List<String> cmd = workerCommand(o.app(), fragment, driverEndpoint, "127.0.0.1", o.manifests(), o.params());
-        ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
-        // the secret goes through the environment (private to this user), never the command line
-        pb.environment().put(NetSecret.ENV, NetSecret.get().text());
-        Process p;
-        try {
-            p = pb.start();
-        } catch (IOException e) {
-            fail(3, "cannot start a worker for fragment '" + fragment + "': " + e.getMessage());
-            return;
-        }
-        Spawned s = new Spawned(fragment, p);
-        spawned.put(fragment, s);
-        PrintStream err = o.err();
-        Thread.ofPlatform().daemon().name("jkompute-worker-" + fragment + "-output").start(() -> {
-            try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
-                    StandardCharsets.UTF_8))) {
-                String line;
-                while ((line = r.readLine()) != null) {
-                    s.line(line);
-                    err.println("[" + fragment + "] " + line);
-                }
-            } catch (IOException ignored) {
-                // the worker is gone
-            }
-        });
-    }
-
     /**
      * The command that starts a worker JVM for {@code fragment}: this JVM's java, options and class path (or
-     * module path).
+     * module path). The network secret is not on it: a worker gets it through its environment.
      */
     public static List<String> workerCommand(Path app, String fragment, String driverEndpoint, String workerAddress,
                                              List<Path> manifests, List<String> params) {
@@ -624,28 +559,6 @@ public final class FragmentDriver {
             cmd.addAll(List.of("--param", p));
         }
         return cmd;
-    }
-
-    private void reapChildren() {
-        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(5);
-        for (Spawned s : spawned.values()) {
-            try {
-                long left = deadline - System.nanoTime();
-                if (left <= 0 || !s.process.waitFor(left, TimeUnit.NANOSECONDS)) {
-                    s.process.destroyForcibly();
-                    s.process.waitFor(5, TimeUnit.SECONDS);
-                }
-            } catch (InterruptedException e) {
-                s.process.destroyForcibly();
-                Thread.currentThread().interrupt();
-            }
-        }
-    }
-
-    private void killChildren() {
-        for (Spawned s : spawned.values()) {
-            s.process.destroyForcibly();
-        }
     }
 
     // ---- statistics --------------------------------------------------------------------------------------

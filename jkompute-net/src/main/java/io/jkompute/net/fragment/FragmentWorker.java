@@ -5,7 +5,6 @@ import io.jkompute.graph.Graph;
 import io.jkompute.graph.GraphException;
 import io.jkompute.graph.RunResult;
 import io.jkompute.net.NetStatistics;
-import io.jkompute.net.fragment.ControlMessage.Type;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.net.DatagramSocket;
@@ -115,10 +114,8 @@ public final class FragmentWorker {
 
     private int loop(ControlChannel ch, FragmentPlan plan, String driverEndpoint, String id, String address,
                      List<Integer> ports) {
-        ControlMessage register = ControlMessage.of(Type.REGISTER, "id", id, "control", id.substring(0,
-                        id.indexOf('/')), "address", address, "fragments", String.join(",", o.fragments()),
-                "ports", String.join(",", ports.stream().map(String::valueOf).toList()), "digest", plan.digest(),
-                "pid", Long.toString(ProcessHandle.current().pid()));
+        Control register = new Control.Register(id, id.substring(0, id.indexOf('/')), address, o.fragments(), ports,
+                plan.digest(), ProcessHandle.current().pid());
         long start = System.nanoTime();
         long lastSent = 0;
         long lastHeard = 0;
@@ -137,15 +134,15 @@ public final class FragmentWorker {
                         stopAll();
                         return 1;
                     }
-                    ControlMessage m = ((ControlChannel.Taken) received).message();
+                    Control m = ((ControlChannel.Taken) received).message();
                     lastHeard = System.nanoTime();
-                    switch (m.type()) {
-                        case HEARTBEAT -> { }
-                        case REJECT -> {
-                            o.err().println("error: the driver refused this worker: " + m.get("error"));
+                    switch (m) {
+                        case Control.Heartbeat h -> { }
+                        case Control.Reject r -> {
+                            o.err().println("error: the driver refused this worker: " + r.error());
                             return 2;
                         }
-                        case ASSIGN -> {
+                        case Control.Assign a -> {
                             if (registered) {
                                 continue; // sent again: it crossed a repeated REGISTER
                             }
@@ -153,26 +150,27 @@ public final class FragmentWorker {
                             if (heartbeat == null) {
                                 heartbeat = heartbeats(ch, driverEndpoint, id);
                             }
-                            load(ch, plan, driverEndpoint, id, m);
+                            load(ch, plan, driverEndpoint, id, a);
                             lastHeard = System.nanoTime(); // loading may take a while; the driver's heartbeats queue up
                         }
-                        case START -> {
+                        case Control.Start st -> {
                             if (!started) {
                                 started = true;
                                 startAll();
                             }
                         }
-                        case STOP -> {
-                            boolean abort = Boolean.parseBoolean(m.get("abort", "false"));
+                        case Control.Stop stop -> {
+                            boolean abort = stop.abort();
                             if (abort) {
-                                o.err().println("stopping: " + m.get("reason", "the driver stopped the app"));
+                                o.err().println("stopping: " + stop.reason());
                             }
                             stopAll();
                             report(ch, driverEndpoint, id);
-                            send(ch, driverEndpoint, ControlMessage.of(Type.BYE, "id", id));
+                            send(ch, driverEndpoint, new Control.Bye(id));
                             return failed || abort ? 1 : 0;
                         }
-                        default -> o.err().println("warning: unexpected " + m.type() + " from the driver");
+                        default -> o.err().println("warning: the driver sent " + m.getClass().getSimpleName()
+                                + ", which only workers send");
                     }
                 }
                 report(ch, driverEndpoint, id);
@@ -201,7 +199,7 @@ public final class FragmentWorker {
     }
 
     private Thread heartbeats(ControlChannel ch, String driverEndpoint, String id) {
-        ControlMessage hb = ControlMessage.of(Type.HEARTBEAT, "id", id);
+        Control hb = new Control.Heartbeat(id);
         Thread t = Thread.ofPlatform().daemon().name("jkompute-worker-heartbeat").start(() -> {
             while (!Thread.currentThread().isInterrupted()) {
                 send(ch, driverEndpoint, hb);
@@ -215,29 +213,22 @@ public final class FragmentWorker {
         return t;
     }
 
-    private void load(ControlChannel ch, FragmentPlan plan, String driverEndpoint, String id, ControlMessage m) {
-        Map<String, String> endpoints = new LinkedHashMap<>();
-        String eps = m.get("endpoints", "");
-        for (String kv : eps.isEmpty() ? new String[0] : eps.split(",")) {
-            int eq = kv.indexOf('=');
-            endpoints.put(kv.substring(0, eq), kv.substring(eq + 1));
-        }
-        FragmentPlan.Wiring wiring = new FragmentPlan.Wiring(endpoints, m.get("bind", "0.0.0.0"));
-        boolean fallback = Boolean.parseBoolean(m.get("gpu_fallback", "false"));
-        for (String f : m.get("fragments").split(",")) {
+    private void load(ControlChannel ch, FragmentPlan plan, String driverEndpoint, String id, Control.Assign m) {
+        FragmentPlan.Wiring wiring = new FragmentPlan.Wiring(m.endpoints(), m.bind());
+        boolean fallback = m.gpuFallback();
+        for (String f : m.fragments()) {
             try {
                 List<String> params = new ArrayList<>(o.params());
                 params.addAll(placement(plan, f, wiring, fallback));
                 long t0 = System.nanoTime();
                 Graph g = plan.load(f, wiring, o.manifests(), params);
                 graphs.put(f, g);
-                send(ch, driverEndpoint, ControlMessage.of(Type.LOADED, "id", id, "fragment", f, "load_ms",
-                        Long.toString(TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0))));
+                send(ch, driverEndpoint, new Control.Loaded(id, f, TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0)));
             } catch (RuntimeException | LinkageError e) {
                 failed = true;
                 reported.add(f);
-                send(ch, driverEndpoint, ControlMessage.of(Type.FAILED, "id", id, "fragment", f, "phase", "load",
-                        "error", String.valueOf(e.getMessage() == null ? e.toString() : e.getMessage())));
+                send(ch, driverEndpoint, new Control.Failed(id, f, "load",
+                        e.getMessage() == null ? e.toString() : e.getMessage()));
             }
         }
     }
@@ -310,19 +301,18 @@ public final class FragmentWorker {
             reported.add(out.fragment());
             if (out.error() != null) {
                 failed = true;
-                send(ch, driverEndpoint, ControlMessage.of(Type.FAILED, "id", id, "fragment", out.fragment(),
-                        "phase", "run", "error", out.error().getMessage()));
+                send(ch, driverEndpoint, new Control.Failed(id, out.fragment(), "run",
+                        String.valueOf(out.error().getMessage())));
             } else {
                 RunResult r = out.result();
-                send(ch, driverEndpoint, ControlMessage.of(Type.DONE, "id", id, "fragment", out.fragment(),
-                        "reason", r.reason().name(), "detail", r.detail() == null ? "" : r.detail(),
-                        "duration_ns", Long.toString(r.durationNs()), "stats", out.stats()));
+                send(ch, driverEndpoint, new Control.Done(id, out.fragment(), r.reason(),
+                        r.detail() == null ? "" : r.detail(), r.durationNs(), out.stats()));
             }
         }
     }
 
     /** Sends reliably enough for control: retries for up to a second while the publication is back pressured. */
-    private static void send(ControlChannel ch, String endpoint, ControlMessage m) {
+    private static void send(ControlChannel ch, String endpoint, Control m) {
         long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
         while (!ch.send(endpoint, "driver", m) && System.nanoTime() < deadline) {
             sleep();

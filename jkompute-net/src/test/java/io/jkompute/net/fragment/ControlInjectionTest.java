@@ -59,7 +59,8 @@ class ControlInjectionTest {
              ControlChannel worker = new ControlChannel("127.0.0.1:" + FragmentDriverTest.freePort(), "w1")) {
             Publication raw = t.aeron().addPublication(RAW + port + "|term-length=1m", ControlChannel.STREAM);
             try {
-                ControlMessage stop = ControlMessage.of(Type.FAILED, "id", "w1", "fragment", "rx", "error", "x");
+                ControlMessage stop = ControlMessage.of(Type.FAILED, "id", "w1", "fragment", "rx", "phase", "run", "error",
+                        "x");
                 UnsafeBuffer genuine = worker.seal("driver", stop, System.currentTimeMillis());
                 offer(raw, genuine);
                 offer(raw, genuine); // the same bytes again: a replay
@@ -77,7 +78,7 @@ class ControlInjectionTest {
                 List<ControlChannel.Received> got = drain(driver, 1);
                 assertEquals(1, got.size(), got.toString());
                 assertInstanceOf(ControlChannel.Taken.class, got.getFirst());
-                assertEquals(stop, ((ControlChannel.Taken) got.getFirst()).message());
+                assertEquals(new Control.Failed("w1", "rx", "run", "x"), ((ControlChannel.Taken) got.getFirst()).message());
                 assertEquals(6, driver.rejected(), driver.lastRejection());
 
                 // a genuine peer whose message does not decode: a violation, reported as such

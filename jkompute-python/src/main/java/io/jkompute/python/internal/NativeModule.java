@@ -16,6 +16,10 @@ import io.jkompute.graph.Receiver;
 import io.jkompute.graph.StorageType;
 import io.jkompute.graph.Timestamp;
 import io.jkompute.graph.Transmitter;
+import io.jkompute.cuda.GpuArray;
+import io.jkompute.graph.cuda.CudaDeviceTensor;
+import io.jkompute.graph.cuda.CudaStreamId;
+import io.jkompute.graph.cuda.CudaStreamPool;
 import io.jkompute.graph.std.BooleanSchedulingTerm;
 import io.jkompute.graph.std.CountSchedulingTerm;
 import io.jkompute.graph.std.PeriodicSchedulingTerm;
@@ -204,24 +208,26 @@ final class NativeModule {
 
         // a codelet's bridge: CodeletAdapter's getters
         f.put("bridge", a -> {
+            // the property by number (the order of BRIDGE in codelet.py): no string to decode on the hot path
             PyCodeletBridge b = a.h(0, PyCodeletBridge.class);
-            return switch (a.s(1)) {
-                case "context" -> handle(b.context());
-                case "eid" -> py(b.eid());
-                case "cid" -> py(b.cid());
-                case "name" -> py(b.name());
-                case "execution_timestamp" -> py(b.executionTimestamp());
-                case "execution_time" -> py(b.executionTime());
-                case "delta_time" -> py(b.deltaTime());
-                case "execution_count" -> py(b.executionCount());
-                case "is_first_tick" -> py(b.isFirstTick());
-                case "params" -> py(b.paramsJson());
-                case "clock" -> handle(b.clock());
-                case "receivers" -> handles(b.receivers());
-                case "transmitters" -> handles(b.transmitters());
-                case "allocators" -> handles(b.allocators());
-                case "stream_pools" -> handles(b.streamPools());
-                default -> throw new IllegalArgumentException("no bridge property " + a.s(1));
+            int what = (int) a.i(1);
+            return switch (what) {
+                case 0 -> handle(b.context());
+                case 1 -> py(b.eid());
+                case 2 -> py(b.cid());
+                case 3 -> py(b.name());
+                case 4 -> py(b.executionTimestamp());
+                case 5 -> py(b.executionTime());
+                case 6 -> py(b.deltaTime());
+                case 7 -> py(b.executionCount());
+                case 8 -> py(b.isFirstTick());
+                case 9 -> py(b.paramsJson());
+                case 10 -> handle(b.clock());
+                case 11 -> handles(b.receivers());
+                case 12 -> handles(b.transmitters());
+                case 13 -> handles(b.allocators());
+                case 14 -> handles(b.streamPools());
+                default -> throw new IllegalArgumentException("no bridge property " + what);
             };
         });
 
@@ -267,23 +273,88 @@ final class NativeModule {
             long[] shape = longs(a.s(4));
             GraphTensor t = switch (a.s(5)) {
                 case "host", "system" -> HostTensor.allocate(alloc, type, shape);
-                case "device" -> DeviceTensor.allocate(alloc, type, shape);
+                // CUDA memory where the pool holds CUDA memory, Vulkan memory where it names a VulkanDevice
+                case "device" -> GraphTensor.allocate(alloc, StorageType.DEVICE, type, shape);
                 default -> throw new IllegalArgumentException("storage must be host, system or device");
             };
             m.add(a.s(1), t);
             return handle(t);
         });
         f.put("tensor_info", a -> {
+            // address, bytes, type, shape, strides, storage, memory kind (host / cuda / vulkan), device, CUstream
             GraphTensor t = a.h(0, GraphTensor.class);
             long address = 0;
             long bytes = 0;
+            String kind = "host";
+            long device = 0;
+            long stream = 0;
             if (t instanceof HostTensor h) {
                 address = h.data().address();
                 bytes = h.data().byteSize();
+            } else if (t instanceof CudaDeviceTensor c) {
+                kind = "cuda";
+                address = c.pointer();
+                bytes = c.byteSize();
+                device = c.device();
+                stream = c.streamHandle();
+            } else if (t.storage() == StorageType.DEVICE) {
+                kind = "vulkan";
             }
             String storage = t.storage() == StorageType.DEVICE ? "device"
                     : t.storage() == StorageType.HOST ? "host" : "system";
-            return py(List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage));
+            return py(List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage, kind, device,
+                    stream));
+        });
+        f.put("cuda_synchronize", a -> {
+            a.h(0, CudaDeviceTensor.class).synchronize();
+            return null;
+        });
+        f.put("wrap_dlpack", a -> {
+            // a DLManagedTensor* from CuPy / PyTorch (the capsule already marked used): the tensor owns it and
+            // calls the producer's deleter when the message releases it
+            Message m = a.h(0, Message.class);
+            GpuArray array = GpuArray.fromDlpack(MemorySegment.ofAddress(a.i(2)));
+            try {
+                DataType type = dataType(array.dtype().name().toLowerCase(java.util.Locale.ROOT));
+                CudaDeviceTensor t = CudaDeviceTensor.wrap(array, type, array.shape(), array::close);
+                m.add(a.s(1), t);
+                return handle(t);
+            } catch (RuntimeException e) {
+                array.close();
+                throw e;
+            }
+        });
+        f.put("allocate_stream", a -> {
+            CudaStreamId id = a.h(0, CudaStreamPool.class).allocateStream();
+            return py(List.of(id.cid(), id.handle(), (long) id.device()));
+        });
+        f.put("release_stream", a -> {
+            CudaStreamPool pool = a.h(0, CudaStreamPool.class);
+            CudaStreamId id = CudaStreamId.forCid(a.i(1));
+            if (id == null) {
+                throw new IllegalArgumentException("no live CUDA stream with cid " + a.i(1));
+            }
+            pool.releaseStream(id);
+            return null;
+        });
+        f.put("stream_of_cid", a -> {
+            CudaStreamId id = CudaStreamId.forCid(a.i(0));
+            return id == null ? null : py(List.of(id.handle(), (long) id.device()));
+        });
+        f.put("add_stream_id", a -> {
+            CudaStreamId id = CudaStreamId.forCid(a.i(2));
+            if (id == null) {
+                throw new IllegalArgumentException("no live CUDA stream with cid " + a.i(2)
+                        + " (allocate_stream() gives one)");
+            }
+            a.h(0, Message.class).add(a.s(1), id);
+            return null;
+        });
+        f.put("stream_id", a -> {
+            Message m = a.h(0, Message.class);
+            String name = a.s(1);
+            CudaStreamId id = name.isEmpty() ? m.get(CudaStreamId.class) : m.get(CudaStreamId.class, name);
+            return id == null ? null : py(id.cid());
         });
         f.put("to_host", a -> {
             GraphTensor t = a.h(0, GraphTensor.class);
@@ -296,10 +367,10 @@ final class NativeModule {
             // host bytes (a numpy array's memory) into a device tensor: jkompute device memory is not mapped
             GraphTensor t = a.h(0, GraphTensor.class);
             MemorySegment src = MemorySegment.ofAddress(a.i(1)).reinterpret(a.i(2));
-            if (t instanceof DeviceTensor d) {
-                d.upload(src);
-            } else if (t instanceof HostTensor h) {
+            if (t instanceof HostTensor h) {
                 MemorySegment.copy(src, 0, h.data(), 0, Math.min(src.byteSize(), h.data().byteSize()));
+            } else {
+                t.copyFromHost(src);
             }
             return null;
         });

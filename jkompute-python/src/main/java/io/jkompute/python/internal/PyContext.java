@@ -24,7 +24,8 @@ public final class PyContext {
             "Clock", Clock.class, "SchedulingTerm", SchedulingTerm.class,
             "BooleanSchedulingTerm", BooleanSchedulingTerm.class, "CountSchedulingTerm", CountSchedulingTerm.class,
             "PeriodicSchedulingTerm", PeriodicSchedulingTerm.class,
-            "TargetTimeSchedulingTerm", TargetTimeSchedulingTerm.class);
+            "TargetTimeSchedulingTerm", TargetTimeSchedulingTerm.class,
+            "CudaStreamPool", io.jkompute.graph.cuda.CudaStreamPool.class);
 
     private final Graph graph;
     private final Map<Long, Component> codelets = new ConcurrentHashMap<>();

@@ -79,3 +79,23 @@ def capsule(owner, address, dtype, shape, strides, device_type=KDLCPU, device_id
     m.deleter = _deleter
     _LIVE[ctypes.addressof(m)] = (m, shape_arr, strides_arr, owner)
     return _pyapi.PyCapsule_New(ctypes.addressof(m), b"dltensor", _capsule_destructor)
+
+
+# the same C functions taking the capsule as an object (the destructor above gets a bare address)
+_get_pointer = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.py_object, ctypes.c_char_p)(
+    ("PyCapsule_GetPointer", _pyapi))
+_set_name = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.py_object, ctypes.c_char_p)(("PyCapsule_SetName", _pyapi))
+_USED = ctypes.c_char_p(b"used_dltensor")  # the name must outlive the capsule
+
+
+def take(capsule):
+    """The DLManagedTensor* of an unconsumed "dltensor" capsule (a consumer's first step)."""
+    address = _get_pointer(capsule, b"dltensor")
+    if not address:
+        raise ValueError("not an unconsumed DLPack capsule")
+    return address
+
+
+def mark_used(capsule):
+    """Renames the capsule so its destructor leaves the tensor to the new owner (DLPack's rule)."""
+    _set_name(capsule, _USED)

@@ -335,9 +335,10 @@ class Tensor:
 
     @staticmethod
     def _add_array(message, array, name):
-        if hasattr(array, "__cuda_array_interface__") and not hasattr(array, "__array_interface__"):
-            raise NotImplementedError("device arrays (CuPy, PyTorch CUDA) cannot be added to messages in this "
-                                      "build: it has no CUDA graph components")
+        if not hasattr(array, "__array_interface__"):
+            if hasattr(array, "__cuda_array_interface__") or hasattr(array, "__dlpack__"):
+                return Tensor._add_device_array(message, array, name)
+            raise TypeError("%s has neither __array_interface__ nor __cuda_array_interface__" % type(array).__name__)
         ai = array.__array_interface__
         typestr = ai["typestr"]
         dtype = _FROM_TYPESTR.get(typestr[1:])
@@ -362,6 +363,27 @@ class Tensor:
         address = ai["data"][0]
         h = _jkompute.wrap_array(message._h, name, address, nbytes, dtype, ",".join(map(str, shape)),
                                  ",".join(map(str, strides)), array)
+        return Tensor(message._ctx, h, message, name)
+
+    @staticmethod
+    def _add_device_array(message, array, name):
+        """A CUDA array (CuPy, PyTorch) through DLPack: the message's tensor owns the DLManagedTensor and calls its
+        producer's deleter when released, so the array's memory lives as long as the message."""
+        cai = getattr(array, "__cuda_array_interface__", None)
+        if cai is not None and cai.get("strides") is not None:
+            item = _ITEMSIZE.get(_FROM_TYPESTR.get(cai["typestr"][1:], ""), 0)
+            step, dense = item, True
+            for d, st in zip(reversed(cai["shape"]), reversed(cai["strides"])):
+                if d > 1 and st != step:
+                    dense = False
+                step *= d
+            if not dense:
+                raise ValueError("device arrays must be C-contiguous to become tensors (cupy.ascontiguousarray)")
+        from gxf import _dlpack
+        capsule = array.__dlpack__()
+        managed = _dlpack.take(capsule)
+        h = _jkompute.wrap_dlpack(message._h, name, managed)
+        _dlpack.mark_used(capsule)
         return Tensor(message._ctx, h, message, name)
 
     @staticmethod
@@ -458,7 +480,15 @@ class Tensor:
     def _host(self):
         info = self._i()
         if info[5] == "device":
-            raise ValueError("tensor is in device memory; call to_host() for a host copy")
+            raise ValueError("tensor is in device memory; call to_host() for a host copy"
+                             + (" or use __cuda_array_interface__ / __dlpack__ (CuPy, PyTorch)"
+                                if info[6] == "cuda" else ""))
+        return info
+
+    def _cuda(self):
+        info = self._i()
+        if info[6] != "cuda":
+            raise ValueError("tensor is not in CUDA memory (%s)" % info[6])
         return info
 
     def to_host(self):
@@ -503,15 +533,34 @@ class Tensor:
         return {"version": 3, "data": (info[0], False), "typestr": _TYPESTR[info[2]], "shape": tuple(info[3]),
                 "strides": tuple(info[4])}
 
+    @property
+    def __cuda_array_interface__(self):
+        """CUDA memory as CuPy / PyTorch / Numba take it, no copy; 'stream' is the stream the tensor's producer
+        queued its work on (the consumer waits for it)."""
+        info = self._cuda()
+        cai = {"version": 3, "data": (info[0], False), "typestr": _TYPESTR[info[2]], "shape": tuple(info[3]),
+               "strides": tuple(info[4])}
+        if info[8]:
+            cai["stream"] = info[8]
+        return cai
+
     def __dlpack_device__(self):
         info = self._i()
-        if info[5] == "device":
-            raise NotImplementedError("device tensors have no DLPack device in this build (Vulkan memory)")
+        if info[6] == "cuda":
+            return (2, info[7])  # kDLCUDA
+        if info[6] == "vulkan":
+            raise ValueError("Vulkan device tensors have no DLPack device; call to_host()")
         return (1, 0)  # kDLCPU
 
     def __dlpack__(self, stream=None, max_version=None, dl_device=None, copy=None):
-        """A DLPack capsule over the host memory, no copy (numpy.from_dlpack, torch.from_dlpack)."""
+        """A DLPack capsule over the tensor's memory, no copy (numpy / CuPy / torch .from_dlpack). For CUDA
+        memory the producer's stream is synchronized first, so any consumer stream sees finished data."""
         from gxf import _dlpack
+        info = self._i()
+        if info[6] == "cuda":
+            if info[8]:
+                _jkompute.cuda_synchronize(self._h)
+            return _dlpack.capsule(self, info[0], info[2], info[3], info[4], _dlpack.KDLCUDA, info[7])
         info = self._host()
         return _dlpack.capsule(self, info[0], info[2], info[3], info[4])
 

@@ -10,6 +10,10 @@ from gxf.cuda import CudaStreamPool
 
 _bridge = _jkompute.bridge
 _release = _jkompute.release
+# the bridge's properties, numbered as NativeModule's "bridge" function reads them
+BRIDGE = {name: i for i, name in enumerate(
+    ("context", "eid", "cid", "name", "execution_timestamp", "execution_time", "delta_time", "execution_count",
+     "is_first_tick", "params", "clock", "receivers", "transmitters", "allocators", "stream_pools"))}
 
 
 class _Bridge:
@@ -26,7 +30,7 @@ class _Bridge:
             _release(h)
 
     def get(self, what):
-        return _bridge(self._h, what)
+        return _bridge(self._h, BRIDGE[what])
 
 
 class CodeletAdapter:
