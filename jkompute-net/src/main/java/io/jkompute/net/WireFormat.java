@@ -75,6 +75,7 @@ public final class WireFormat {
     /** Makes device tensors on the receiving side; returns null to keep the data on the host. */
     @FunctionalInterface
     public interface DeviceFactory {
+        /** A device tensor holding {@code bytes} as {@code type} and {@code shape}, or null to keep them on the host. */
         GraphTensor create(DataType type, long[] shape, MemorySegment bytes);
     }
 

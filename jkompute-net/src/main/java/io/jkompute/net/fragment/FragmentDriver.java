@@ -99,7 +99,20 @@ public final class FragmentDriver {
     }
 
     /** Where the run is: for tests and messages. */
-    public enum Phase { STARTING, REGISTERING, LOADING, RUNNING, STOPPING, DONE }
+    public enum Phase {
+        /** Before the driver waits for workers. */
+        STARTING,
+        /** Waiting for workers to register until every fragment has one. */
+        REGISTERING,
+        /** The workers load their fragments. */
+        LOADING,
+        /** The fragments run. */
+        RUNNING,
+        /** Stopping the workers: the app ended, a fragment failed, or the run was interrupted. */
+        STOPPING,
+        /** Every worker said goodbye, or the stop deadline passed. */
+        DONE
+    }
 
     private static final class Worker {
         final String id;
