@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# Runs on the GPU host from the repository root, with .bundle (../shared/gpu-host/bundle.sh) and .gputest
-# (docs/gpu-host/pack-tests.sh) carried; everything it keeps goes under $OUT.
+# Runs on the GPU host from the repository root, with .bundle (./jkompute bundle) and .gputest
+# (scripts/gpu-host/pack-tests.sh) carried; everything it keeps goes under $OUT.
 #   run.sh suite    devices, every example, then the WHOLE JUnit suite of every module in ONE JVM (but jkompute-python,
 #                   whose GraalPy jars stay out of the bundle by design)
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
