@@ -17,6 +17,12 @@
 set -uo pipefail
 source .bundle/env.sh
 J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED"
+# NVRTC and cuBLAS where the host keeps them outside the loader path (e.g. inside pip's nvidia packages)
+for v in nvrtc cublas; do
+  f=$(ls /usr/local/cuda/lib64/lib$v.so.1[0-9]* 2>/dev/null | head -1)
+  [ -n "$f" ] || f=$(find / -xdev -name "lib$v.so.1[0-9]*" 2>/dev/null | grep -v builtins | head -1)
+  [ -n "$f" ] && J="$J -Djkompute.cuda.$v=$f"
+done
 T=$PWD/.gputest
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 case "${1:-suite}" in
