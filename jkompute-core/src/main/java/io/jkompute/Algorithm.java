@@ -110,7 +110,9 @@ public final class Algorithm extends ManagedObject {
         if (Integer.toUnsignedLong(wg.x()) > Integer.toUnsignedLong(max[0]) || wg.y() > max[1] || wg.z() > max[2]
                 || wg.x() == 0 || wg.y() == 0 || wg.z() == 0) {
             throw new IllegalArgumentException("workgroup count " + wg + " is outside 1.." + max[0] + " x 1.." + max[1]
-                    + " x 1.." + max[2]);
+                    + " x 1.." + max[2] + (workgroup == null || workgroup.isDefault()
+                    ? " (the default is one workgroup per element; pass Workgroup.covering(n, localSize) with the"
+                      + " shader's local_size_x)" : ""));
         }
         Constants s = spec;
         Constants p = push;
