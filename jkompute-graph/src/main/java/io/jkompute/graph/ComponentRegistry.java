@@ -34,7 +34,8 @@ public final class ComponentRegistry {
     private final List<DeviceMemoryProvider> deviceMemory = new java.util.concurrent.CopyOnWriteArrayList<>();
     private String registering = "?";
 
-    private ComponentRegistry() {
+    // package-private: tests build a registry without the extensions discovered on the class path
+    ComponentRegistry() {
     }
 
     /** The standard types plus every extension on the class/module path. */

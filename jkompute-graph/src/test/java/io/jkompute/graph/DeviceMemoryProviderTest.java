@@ -10,6 +10,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.DataType;
 import io.jkompute.graph.std.BlockMemoryPool;
+import io.jkompute.graph.std.StandardExtension;
 import io.jkompute.graph.std.UnboundedAllocator;
 import io.jkompute.graph.yaml.YamlGraphReader;
 import java.lang.foreign.Arena;
@@ -131,7 +132,9 @@ class DeviceMemoryProviderTest {
     private final HostBackedMemory memory = new HostBackedMemory();
 
     private Graph load(String yaml) throws Exception {
-        ComponentRegistry registry = ComponentRegistry.standard().add(new GraphExtension() {
+        // only the standard set and this provider: a CUDA provider discovered on the class path (jkompute-graph-cuda,
+        // when every module's tests share one JVM) would otherwise serve device storage first
+        ComponentRegistry registry = new ComponentRegistry().add(new StandardExtension()).add(new GraphExtension() {
             @Override
             public String name() {
                 return "TestDeviceMemory";

@@ -271,15 +271,19 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 long d = Frames.b(b, offset);
                 long x = Frames.c(b, offset);
                 // (sent is counted once a message is out: its receipt may be reported a moment before)
-                if (f < freed || d < delivered || x < remoteDropped || d > sent + 1) {
+                if (d < delivered || d > sent + 1) {
                     lose("protocol violation: the receiver's counts went from " + freed + " freed, " + delivered
                             + " received, " + remoteDropped + " dropped to " + f + ", " + d + ", " + x + " with "
                             + sent + " sent");
                     return;
                 }
-                freed = f;
+                // received only grows; freed and dropped can step back by a message or two, because the receiving
+                // queue counts a drop before a racing producer's compare-and-set and takes it back when that fails:
+                // credits use the highest count seen, and the goodbye's counts are final
+                boolean last = type == Frames.BYE;
+                freed = last ? f : Math.max(freed, f);
                 delivered = d;
-                remoteDropped = x;
+                remoteDropped = last ? x : Math.max(remoteDropped, x);
                 if (type == Frames.BYE) {
                     if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
                         lose("the receiving side failed: " + b.getStringWithoutLengthUtf8(offset + Frames.HEADER,

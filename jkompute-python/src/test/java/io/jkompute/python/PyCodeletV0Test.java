@@ -22,8 +22,8 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** GXF's Python test codelets and the gxf package, run by the embedded CPython inside real graphs. */
 class PyCodeletV0Test {
-    static final Path APPS = Path.of("..", "apps");
-    static final Path GRAPHS = Path.of("src/test/resources/graphs");
+    static final Path APPS = TestPaths.APPS;
+    static final Path GRAPHS = TestPaths.GRAPHS;
 
     @Test
     void gxfPythonPingRunsUnchanged() {

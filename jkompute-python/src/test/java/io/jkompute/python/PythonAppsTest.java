@@ -19,7 +19,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /** The shipped Python apps with numpy on the host, and the one-line errors of a codelet that cannot run. */
 class PythonAppsTest {
-    static final Path APPS = Path.of("..", "apps");
+    static final Path APPS = TestPaths.APPS;
 
     @ParameterizedTest
     @ValueSource(strings = {"python-dlpack-host-greedy.yaml", "python-dlpack-host-greedy-array-interface.yaml",

@@ -22,8 +22,8 @@ import org.junit.jupiter.params.provider.ValueSource;
 /** Python codelets with CuPy and PyTorch on CUDA tensors: no copies (same pointers), the CuPy apps and pipeline. */
 @Tag("gpu")
 class PythonGpuTest {
-    static final Path APPS = Path.of("..", "apps");
-    static final Path GRAPHS = Path.of("src/test/resources/graphs");
+    static final Path APPS = TestPaths.APPS;
+    static final Path GRAPHS = TestPaths.GRAPHS;
 
     @BeforeAll
     static void requireCudaAndCupy() {

@@ -14,9 +14,11 @@ final class Apps {
     private Apps() {
     }
 
+    /** The module folder under Maven; from the repository root (every module's tests in one JVM) its subfolder. */
     static Path fromModule(String relative) {
-        Path inModule = Path.of(relative);
-        return Files.exists(inModule) ? inModule : Path.of("jkompute-graph-cuda").resolve(relative).normalize();
+        Path module = Files.isDirectory(Path.of("src/test/java/io/jkompute/graph/cuda")) ? Path.of(".")
+                : Path.of("jkompute-graph-cuda");
+        return module.resolve(relative).normalize();
     }
 
     /** Writes {@code yaml} to a file in {@code dir} and returns it. */
