@@ -92,6 +92,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private volatile Runnable unregisterGoodbye;
     private volatile RunResult result;
     private long creditSent = -1;
+    /** Messages received when the last credit went out: same-host links report each (the sender reuses slots). */
+    private long creditReceived;
+    /** The shared slots of a same-host transmitter, mapped (poller thread only). */
+    private SharedMaps shared;
     private long lastCreditNs;
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
@@ -188,11 +192,14 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                 Publication c = control;
                 if (c != null && failure == null) {
                     long freed = freed();
-                    if (freed != creditSent || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(frame, Frames.CREDIT, 0, freed, received, droppedCount(), ++outCounter);
+                    long got = received;
+                    if (freed != creditSent || (shared != null && got != creditReceived)
+                            || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
+                        Frames.header(frame, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
                         Frames.sign(out, frame, 0, 0);
                         if (c.offer(frame, 0, Frames.HEADER) > 0) {
                             creditSent = freed;
+                            creditReceived = got;
                             lastCreditNs = now;
                         }
                     }
@@ -248,6 +255,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             switch (type) {
                 case Frames.DATA -> onData(b, offset, length);
+                case Frames.SHARED -> onShared(b, offset, length);
                 case Frames.BYE -> {
                     if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
                         lose("the sending side failed: " + text(b, offset + Frames.HEADER, length - Frames.HEADER));
@@ -404,6 +412,54 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         Arena arena = assemblingArena;
         assembling = null;
         assemblingArena = null;
+        deliver(seq, total, whole, arena);
+    }
+
+    /**
+     * A message in a shared slot of a transmitter on this host: copied out of the slot into this process's memory
+     * (the one copy on this side), then decoded and checked from that copy as a message from the network is.
+     */
+    private void onShared(DirectBuffer b, int offset, int length) {
+        long seq = Frames.a(b, offset);
+        long total = Frames.b(b, offset);
+        long slot = Frames.c(b, offset);
+        int n = length - Frames.HEADER;
+        if (assembling != null) {
+            throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
+                    + " ended");
+        }
+        if (seq != expectedSeq) {
+            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
+                    + " (a message was lost or reordered)");
+        }
+        if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
+            throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
+                    + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes + " (max_message_bytes)");
+        }
+        if (slot < 0 || slot >= 64 || n < 1 || n > 4096 || (Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
+            throw new WireFormat.FormatException("malformed SHARED frame for message " + seq + " (slot " + slot
+                    + ", " + n + " bytes of name)");
+        }
+        if (shared == null) {
+            shared = new SharedMaps();
+        }
+        MemorySegment src = shared.slot(b.getStringWithoutLengthUtf8(offset + Frames.HEADER, n), linkId, (int) slot,
+                total);
+        Arena arena = total > SMALL ? Arena.ofShared() : null;
+        MemorySegment whole;
+        try {
+            whole = (arena != null ? arena : Arena.ofAuto()).allocate(total, WireFormat.ALIGN);
+            SharedCopy.copy(src, 0, whole, 0, total);
+        } catch (RuntimeException | OutOfMemoryError e) {
+            if (arena != null) {
+                arena.close();
+            }
+            throw e;
+        }
+        deliver(seq, total, whole, arena);
+    }
+
+    private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
         expectedSeq = seq + 1;
         Message m = WireFormat.decode(whole, devices, arena);
         bytes += total;
@@ -485,6 +541,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (assemblingArena != null) {
             assemblingArena.close();
             assemblingArena = null;
+        }
+        if (shared != null) {
+            shared.close();
+            shared = null;
         }
         clearQueue();
         if (cache != null) {
