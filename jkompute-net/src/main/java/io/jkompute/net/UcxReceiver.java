@@ -96,6 +96,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private long creditReceived;
     /** The shared slots of a same-host transmitter, mapped (poller thread only). */
     private SharedMaps shared;
+    /** Messages that came through shared slots. */
+    private volatile long sharedReceived;
     private long lastCreditNs;
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
@@ -456,6 +458,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             }
             throw e;
         }
+        sharedReceived++;
         deliver(seq, total, whole, arena);
     }
 
@@ -490,7 +493,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long dropped = droppedCount();
-        return new LinkStatistics(peer + " → '" + path() + "'", received, received - dropped, dropped, bytes, rejected);
+        long s = sharedReceived;
+        return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory]"),
+                received, received - dropped, dropped, bytes, rejected);
     }
 
     /** Frames dropped because they were not the linked transmitter's (no valid MAC, another session, a replay). */

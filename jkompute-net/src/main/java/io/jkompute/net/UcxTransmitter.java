@@ -114,6 +114,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private SharedSlots slots;
     /** Messages of at least this many bytes go through the shared slots. */
     private long sharedFrom;
+    /** Messages sent through the shared slots. */
+    private volatile long sharedSent;
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -527,6 +529,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             idle.idle();
         }
         slots.write(slot, e);
+        sharedSent++;
         byte[] name = slots.file(slot).toString().getBytes(StandardCharsets.UTF_8);
         payloadView.wrap(name);
         sendLock.lock();
@@ -628,7 +631,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
-        return new LinkStatistics("'" + path() + "' → " + peer, sent, delivered - d, d, bytes, rejected);
+        long s = sharedSent;
+        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]"),
+                sent, delivered - d, d, bytes, rejected);
     }
 
     /** Frames dropped because they were not the linked receiver's (no valid MAC, another session, a replay). */

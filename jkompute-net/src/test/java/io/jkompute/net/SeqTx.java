@@ -14,11 +14,13 @@ public class SeqTx extends CodeletAdapter {
     private Transmitter tx;
     private long n;
     private long payload;
+    private boolean pattern;
 
     @Override
     public void start() {
         tx = transmitter(param("transmitter"));
         payload = params().containsKey("bytes") ? longParam("bytes") : 0;
+        pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
     }
 
     @Override
@@ -29,6 +31,11 @@ public class SeqTx extends CodeletAdapter {
         Message m = Message.create().add("seq", HostTensor.wrap(s, DataType.INT64, 1));
         if (payload > 0) {
             MemorySegment p = Arena.ofAuto().allocate(payload, 64);
+            if (pattern) {
+                for (long i = 0; i < payload; i++) {
+                    p.set(ValueLayout.JAVA_BYTE, i, SeqRx.patternByte(i, n));
+                }
+            }
             p.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, n);
             p.set(ValueLayout.JAVA_BYTE, payload - 1, (byte) n);
             m.add("payload", HostTensor.wrap(p, DataType.UINT8, payload));
