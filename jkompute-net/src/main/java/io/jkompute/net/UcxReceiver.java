@@ -96,6 +96,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private long creditReceived;
     /** The shared slots of a same-host transmitter, mapped (poller thread only). */
     private SharedMaps shared;
+    /** Memory for large arriving messages, reused (see {@link HostBufferPool}). */
+    private HostBufferPool pool;
     /** Messages that came through shared slots. */
     private volatile long sharedReceived;
     private long lastCreditNs;
@@ -157,6 +159,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             cache = new DeviceTensorCache(dev.manager(), 16);
             devices = cache::create;
         }
+        pool = new HostBufferPool(capacity() + 2, Long.getLong("jkompute.net.poolBytes", 1L << 30));
         transport = AeronTransport.acquire();
         try {
             data = transport.aeron().addSubscription(channel, Frames.DATA_STREAM);
@@ -389,9 +392,16 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                         + " (max_message_bytes)");
             }
             // small messages: GC-managed memory (closing a shared arena costs a handshake with every thread);
-            // large ones: freed as soon as the last tensor referring to them is closed
-            assemblingArena = total > SMALL ? Arena.ofShared() : null;
-            assembling = (assemblingArena != null ? assemblingArena : Arena.ofAuto()).allocate(total, WireFormat.ALIGN);
+            // large ones: from the receiver's pool, back there as soon as the last tensor referring to them is
+            // closed (not cleared: the gaps the sender skips, the padding between parts, are zeroed below)
+            if (total > SMALL) {
+                HostBufferPool.Buffer buf = pool.take(total);
+                assemblingArena = buf;
+                assembling = buf.slice(total);
+            } else {
+                assemblingArena = null;
+                assembling = Arena.ofAuto().allocate(total, WireFormat.ALIGN);
+            }
             assemblingSeq = seq;
             assembledTo = 0;
         }
@@ -403,12 +413,18 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             throw new WireFormat.FormatException("chunk [" + at + ", +" + chunk + ") of message " + seq
                     + " overlaps an earlier one or lies outside its " + total + " bytes");
         }
+        if (at > assembledTo) {
+            assembling.asSlice(assembledTo, at - assembledTo).fill((byte) 0);
+        }
         if (chunk > 0) {
             b.getBytes(offset + Frames.HEADER, assembling.asSlice(at, chunk).asByteBuffer(), chunk);
         }
         assembledTo = at + chunk;
         if ((Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
             return;
+        }
+        if (assembledTo < total) {
+            assembling.asSlice(assembledTo, total - assembledTo).fill((byte) 0);
         }
         MemorySegment whole = assembling;
         Arena arena = assemblingArena;
@@ -447,10 +463,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         }
         MemorySegment src = shared.slot(b.getStringWithoutLengthUtf8(offset + Frames.HEADER, n), linkId, (int) slot,
                 total);
-        Arena arena = total > SMALL ? Arena.ofShared() : null;
+        HostBufferPool.Buffer arena = total > SMALL ? pool.take(total) : null;
         MemorySegment whole;
         try {
-            whole = (arena != null ? arena : Arena.ofAuto()).allocate(total, WireFormat.ALIGN);
+            whole = arena != null ? arena.slice(total) : Arena.ofAuto().allocate(total, WireFormat.ALIGN);
             SharedCopy.copy(src, 0, whole, 0, total);
         } catch (RuntimeException | OutOfMemoryError e) {
             if (arena != null) {
@@ -550,6 +566,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (shared != null) {
             shared.close();
             shared = null;
+        }
+        if (pool != null) {
+            pool.close(); // buffers still held by messages are freed when those are released
         }
         clearQueue();
         if (cache != null) {
