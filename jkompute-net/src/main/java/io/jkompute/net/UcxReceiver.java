@@ -98,6 +98,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private SharedMaps shared;
     /** Memory for large arriving messages, reused (see {@link HostBufferPool}). */
     private HostBufferPool pool;
+    /** A message was staged since the graph was last notified (poller thread only). */
+    private boolean arrived;
+    /** Places freed that a CREDIT waits for while frames keep arriving. */
+    private long creditBatch = 1;
     /** Messages that came through shared slots. */
     private volatile long sharedReceived;
     private long lastCreditNs;
@@ -159,6 +163,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             cache = new DeviceTensorCache(dev.manager(), 16);
             devices = cache::create;
         }
+        creditBatch = Math.max(1, capacity() / 16);
         pool = new HostBufferPool(capacity() + 2, Long.getLong("jkompute.net.poolBytes", 1L << 30));
         transport = AeronTransport.acquire();
         try {
@@ -193,12 +198,20 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             while (running) {
                 int work = data.poll(assembler, 64);
+                if (arrived) {
+                    // one wake-up of the receiving graph per poll, however many messages it brought
+                    arrived = false;
+                    graph().notify(entity());
+                }
                 long now = System.nanoTime();
                 Publication c = control;
                 if (c != null && failure == null) {
                     long freed = freed();
                     long got = received;
-                    if (freed != creditSent || (shared != null && got != creditReceived)
+                    // while frames keep coming, places freed are granted in batches (a sixteenth of the queue); as
+                    // soon as a poll finds nothing, whatever was freed goes out, so a sender waiting for room gets it
+                    if ((freed != creditSent && (work == 0 || freed - creditSent >= creditBatch))
+                            || (shared != null && got != creditReceived)
                             || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
                         Frames.header(frame, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
                         Frames.sign(out, frame, 0, 0);
@@ -467,7 +480,12 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         MemorySegment whole;
         try {
             whole = arena != null ? arena.slice(total) : Arena.ofAuto().allocate(total, WireFormat.ALIGN);
-            SharedCopy.copy(src, 0, whole, 0, total);
+            // in pieces, with the link's heartbeat between them: on a loaded machine a large copy can outlast the
+            // transmitter's timeout, and this thread is the one that tells it this side is alive
+            for (long at = 0; at < total; at += COPY_PIECE) {
+                SharedCopy.copy(src, at, whole, at, Math.min(COPY_PIECE, total - at));
+                heartbeatIfDue();
+            }
         } catch (RuntimeException | OutOfMemoryError e) {
             if (arena != null) {
                 arena.close();
@@ -476,6 +494,28 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         }
         sharedReceived++;
         deliver(seq, total, whole, arena);
+    }
+
+    /** Bytes copied out of a shared slot between two looks at the heartbeat. */
+    private static final long COPY_PIECE = 16L << 20;
+
+    /** A CREDIT with the current counts if none went out for a heartbeat period (poller thread only). */
+    private void heartbeatIfDue() {
+        Publication c = control;
+        long now = System.nanoTime();
+        if (c == null || failure != null || now - lastCreditNs <= NetSettings.HEARTBEAT_NS) {
+            return;
+        }
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER]);
+        long freed = freed();
+        long got = received;
+        Frames.header(f, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
+        Frames.sign(out, f, 0, 0);
+        if (c.offer(f, 0, Frames.HEADER) > 0) {
+            creditSent = freed;
+            creditReceived = got;
+            lastCreditNs = now;
+        }
     }
 
     private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
@@ -489,7 +529,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                     + capacity() + " places)");
         }
         received++;
-        graph().notify(entity());
+        arrived = true;
     }
 
     private long freed() {
