@@ -71,8 +71,7 @@ final class SharedSlots implements AutoCloseable {
             try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE,
                     java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
                 if (ch.size() < size) {
-                    ch.truncate(size); // (no-op when larger)
-                    ch.write(java.nio.ByteBuffer.allocate(1), size - 1);
+                    ch.write(java.nio.ByteBuffer.allocate(1), size - 1); // grows the file (sparse until written)
                 }
                 maps[slot] = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, a);
             } catch (IOException | RuntimeException e) {

@@ -15,12 +15,14 @@ public class SeqTx extends CodeletAdapter {
     private long n;
     private long payload;
     private boolean pattern;
+    private boolean alternate;
 
     @Override
     public void start() {
         tx = transmitter(param("transmitter"));
         payload = params().containsKey("bytes") ? longParam("bytes") : 0;
         pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
+        alternate = params().containsKey("alternate") && Boolean.parseBoolean(param("alternate"));
     }
 
     @Override
@@ -29,6 +31,7 @@ public class SeqTx extends CodeletAdapter {
         MemorySegment s = Arena.ofAuto().allocate(8, 8);
         s.set(ValueLayout.JAVA_LONG, 0, n);
         Message m = Message.create().add("seq", HostTensor.wrap(s, DataType.INT64, 1));
+        long payload = alternate && n % 2 == 0 ? 1000 : this.payload; // every other message small
         if (payload > 0) {
             MemorySegment p = Arena.ofAuto().allocate(payload, 64);
             if (pattern) {
