@@ -14,8 +14,9 @@ for i in $(seq 1 "$n"); do
   for what in bench run; do
     for sig in INT TERM; do
       if [ "$what" = bench ]; then args=(bench); else
-        args=(run "$root/apps/gpu-pipeline.yaml" --param source/count/count=100000
-              --param "verify/steps/codelet_params={expected_count: 100000}"); fi
+        # a million frames: long enough (minutes on lavapipe) that every delay lands inside the run
+        args=(run "$root/apps/gpu-pipeline.yaml" --param source/count/count=1000000
+              --param "verify/steps/codelet_params={expected_count: 1000000}"); fi
       delay=$(( 3 + (i * 7 + ${#what} + ${#sig}) % 18 ))
       (cd "$work" && exec "$root/jkompute" "${args[@]}") >"$work/log" 2>&1 &
       pid=$!

@@ -110,7 +110,9 @@ public final class Algorithm extends ManagedObject {
         if (Integer.toUnsignedLong(wg.x()) > Integer.toUnsignedLong(max[0]) || wg.y() > max[1] || wg.z() > max[2]
                 || wg.x() == 0 || wg.y() == 0 || wg.z() == 0) {
             throw new IllegalArgumentException("workgroup count " + wg + " is outside 1.." + max[0] + " x 1.." + max[1]
-                    + " x 1.." + max[2]);
+                    + " x 1.." + max[2] + (workgroup == null || workgroup.isDefault()
+                    ? " (the default is one workgroup per element; pass Workgroup.covering(n, localSize) with the"
+                      + " shader's local_size_x)" : ""));
         }
         Constants s = spec;
         Constants p = push;
@@ -141,8 +143,8 @@ public final class Algorithm extends ManagedObject {
      * A tensor whose element type is not what the shader declares for its binding (float vs integer, or another
      * width) has its bits reinterpreted: legal, and Kompute's own tests bind a uint32 tensor to a float shader on
      * purpose, so it runs, with a warning naming the binding. Signedness alone is not reported: shaders commonly read
-     * int data as uint, and the bits mean the same for the values such code uses. Bool and custom tensors are bytes
-     * or structs the shader may view any way.
+     * int data as uint, and the bits mean the same for the values such code uses. Byte (bool, int8, uint8) and custom
+     * tensors are raw storage or structs the shader may view any way.
      */
     private static List<String> elementTypeWarnings(byte[] spirv, List<? extends Memory> memories) {
         List<String> out = new java.util.ArrayList<>();
@@ -152,7 +154,9 @@ public final class Algorithm extends ManagedObject {
                 continue;
             }
             DataType dt = t.dataType();
-            if (dt == DataType.CUSTOM || dt == DataType.BOOL) {
+            if (dt == DataType.CUSTOM || dt.byteSize() == 1) {
+                // structs, and byte tensors: untyped storage (a graph's block pools hand out uint8 blocks that
+                // kernels view as float or int), not a type the shader could be at odds with
                 continue;
             }
             SpirvElementTypes.Scalar s = e.getValue();

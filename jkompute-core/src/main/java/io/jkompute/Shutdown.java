@@ -37,6 +37,8 @@ public final class Shutdown {
     /** When work was last refused: an owner unwinding from the refusal is about to close its Manager. */
     private static volatile long lastRefusedNanos;
     private static volatile boolean refusedAny;
+    /** Whether the Manager class was loaded: a process that only ran CPU graphs has no Vulkan to tear down. */
+    private static volatile boolean managersUsed;
     /** How long without refused work counts as no owner unwinding any more. */
     private static final long QUIET_NANOS = TimeUnit.MILLISECONDS.toNanos(500);
 
@@ -115,9 +117,9 @@ public final class Shutdown {
         return refusedAny;
     }
 
-    /** Makes sure the hook is installed (class initialisation does it). */
+    /** Called when the Manager class is first used: only then has the stop Managers to close. */
     static void install() {
-        // the static initialiser ran
+        managersUsed = true;
     }
 
     private static void runHook() {
@@ -147,6 +149,9 @@ public final class Shutdown {
         }
         lastRefusedNanos = System.nanoTime();
         phase = REFUSING;
+        if (!managersUsed) {
+            return;
+        }
         // owners still unwinding (refused work recently) get time to close their Managers themselves; a program that
         // simply left a Manager open at exit is not waited for
         long ownersDeadline = System.nanoTime() + OWNERS_NANOS;

@@ -16,17 +16,23 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.ParameterException;
+import picocli.CommandLine.Spec;
 
 /**
  * {@code jkompute bench}: the suites of jkompute-bench, each beside its raw Vulkan and raw CUDA baselines, with a
  * progress bar on stderr, the table on stdout, and optional JSON, HTML and Markdown reports. Exits 1 when a
- * correctness check fails; targets are reported, and enforced only with {@code --enforce-targets} (exit 2).
+ * correctness check fails; targets are reported, and enforced only with {@code --enforce-targets} (exit 1 too).
  */
-@Command(name = "bench", description = {"Benchmark jkompute against raw Vulkan and raw CUDA on the same GPU, in the same run.",
-        "Suites: bandwidth, latency, throughput, transfers, graph, reduction."})
+@Command(name = "bench", description = "Benchmark jkompute against raw Vulkan and raw CUDA on the same GPU, in the same run.")
 final class BenchCommand implements Callable<Integer> {
-    @Option(names = "--suite", split = ",", paramLabel = "NAME", description = "suite(s) to run (default: all)")
+    @Spec
+    CommandSpec spec;
+
+    @Option(names = "--suite", split = ",", paramLabel = "NAME", completionCandidates = SuiteNames.class,
+            description = "suite(s) to run: ${COMPLETION-CANDIDATES} (default: all)")
     List<String> suites;
 
     @Option(names = "--sizes", split = ",", paramLabel = "SIZE",
@@ -46,11 +52,17 @@ final class BenchCommand implements Callable<Integer> {
             description = "write the Markdown tables (e.g. BENCHMARKS.md), keeping a hand-written part after its marker")
     Path markdown;
 
-    @Option(names = "--enforce-targets", description = "exit 2 when a ratio misses its target")
+    @Option(names = "--enforce-targets", description = "exit 1 when a ratio misses its target")
     boolean enforce;
 
     @Override
     public Integer call() throws IOException {
+        for (String s : suites == null ? List.<String>of() : suites) {
+            if (!BenchOptions.SUITES.contains(s)) {
+                throw new ParameterException(spec.commandLine(),
+                        "unknown suite '" + s + "'; the suites are " + String.join(", ", BenchOptions.SUITES));
+            }
+        }
         BenchOptions defaults = quick ? BenchOptions.quickMode() : BenchOptions.full();
         BenchOptions options = new BenchOptions(suites == null || suites.isEmpty() ? BenchOptions.SUITES : suites,
                 sizes == null || sizes.isEmpty() ? defaults.sizes() : BenchOptions.parseSizes(sizes), quick);
@@ -76,7 +88,7 @@ final class BenchCommand implements Callable<Integer> {
         }
         if (enforce && r.ratios().anyMatch(x -> !x.met())) {
             r.ratios().filter(x -> !x.met()).map(Ratio::name).forEach(n -> System.err.println("below target: " + n));
-            return 2;
+            return Main.FAILURE;
         }
         return 0;
     }
@@ -88,6 +100,14 @@ final class BenchCommand implements Callable<Integer> {
         }
         Files.writeString(file, text);
         System.err.println("wrote " + file);
+    }
+
+    /** The suites jkompute-bench has, from its own list, so that help never falls behind the code. */
+    static final class SuiteNames implements Iterable<String> {
+        @Override
+        public java.util.Iterator<String> iterator() {
+            return BenchOptions.SUITES.iterator();
+        }
     }
 
     /** A bar redrawn in place on a terminal; one line per step when stderr is a file or a pipe. */

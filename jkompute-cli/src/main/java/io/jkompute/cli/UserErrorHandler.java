@@ -7,7 +7,8 @@ import picocli.CommandLine.ParseResult;
 
 /**
  * Errors a user can act on (a missing driver, a bad argument, a shader that does not compile) print as one clear
- * message; anything else keeps its stack trace, since it is a bug to report.
+ * message; anything else keeps its stack trace, since it is a bug to report. Both are failures while running
+ * (exit 1); bad input on the command line is {@link ShortUsageErrorHandler}'s.
  */
 final class UserErrorHandler implements IExecutionExceptionHandler {
     @Override
@@ -19,9 +20,9 @@ final class UserErrorHandler implements IExecutionExceptionHandler {
         if (e instanceof JkomputeException || e instanceof io.jkompute.cuda.CudaException || e instanceof IllegalArgumentException || e instanceof IllegalStateException
                 || e instanceof java.io.UncheckedIOException) {
             cli.getErr().println("error: " + e.getMessage());
-            return 1;
+            return Main.FAILURE;
         }
         e.printStackTrace(cli.getErr());
-        return 70;
+        return Main.FAILURE;
     }
 }

@@ -199,7 +199,7 @@ public final class VulkanDevice implements AutoCloseable {
     /**
      * A compute-only family when the device has one, else the first family with compute. On NVIDIA the graphics+compute
      * family 0 answered a submit + fence round trip in 50+ µs where the compute-only family answered in 14 µs (H100,
-     * BENCH-NOTES.md "queue family"); lavapipe has a single family, so nothing changes there.
+     * BENCHMARKS.md "queue family"); lavapipe has a single family, so nothing changes there.
      */
     public static int defaultComputeFamily(DeviceProperties p) {
         int first = -1;

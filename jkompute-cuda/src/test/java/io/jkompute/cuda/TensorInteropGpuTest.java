@@ -16,7 +16,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 
-/** A jkompute Vulkan tensor and a CUDA kernel on the same bytes: the shared-buffer check through the core API. */
+/** A jkompute Vulkan tensor and a CUDA kernel on the same bytes: the shared-buffer check through the core API. */
 @Tag("gpu")
 class TensorInteropGpuTest {
 

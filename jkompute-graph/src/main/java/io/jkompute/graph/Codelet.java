@@ -52,6 +52,7 @@ public abstract class Codelet extends Component {
         return executionCount;
     }
 
+    /** True in the first tick. */
     public final boolean isFirstTick() {
         return executionCount == 1;
     }

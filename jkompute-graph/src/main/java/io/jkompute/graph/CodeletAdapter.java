@@ -46,10 +46,12 @@ public abstract class CodeletAdapter {
         return bridge;
     }
 
+    /** The id of the entity holding this codelet (GXF's eid). */
     public final long eid() {
         return bridge().eid();
     }
 
+    /** The id of the JavaCodelet component (GXF's cid). */
     public final long cid() {
         return bridge().cid();
     }
@@ -69,22 +71,27 @@ public abstract class CodeletAdapter {
         return bridge().entity();
     }
 
+    /** Clock time (ns) at the beginning of the current start/tick/stop. */
     public final long executionTimestamp() {
         return bridge().executionTimestamp();
     }
 
+    /** The clock's time at the start of this execution, in seconds. */
     public final double executionTime() {
         return bridge().executionTime();
     }
 
+    /** Seconds since the previous execution (0 during start and stop). */
     public final double deltaTime() {
         return bridge().deltaTime();
     }
 
+    /** 0 in start, 1 in the first tick, incremented before every tick. */
     public final long executionCount() {
         return bridge().executionCount();
     }
 
+    /** True in the first tick. */
     public final boolean isFirstTick() {
         return bridge().isFirstTick();
     }
@@ -122,10 +129,12 @@ public abstract class CodeletAdapter {
         return bridge().receiverList();
     }
 
+    /** The transmitters listed in the {@code transmitters} parameter. */
     public final List<Transmitter> transmitters() {
         return bridge().transmitterList();
     }
 
+    /** The allocators listed in the {@code allocators} parameter. */
     public final List<Allocator> allocators() {
         return bridge().allocatorList();
     }
@@ -145,10 +154,12 @@ public abstract class CodeletAdapter {
         return component(handle, Receiver.class);
     }
 
+    /** A transmitter by handle ("comp" in this entity, or "entity/comp"). */
     public final Transmitter transmitter(String handle) {
         return component(handle, Transmitter.class);
     }
 
+    /** An allocator by handle ("comp" in this entity, or "entity/comp"). */
     public final Allocator allocator(String handle) {
         return component(handle, Allocator.class);
     }

@@ -20,10 +20,12 @@ public final class Connection extends Component {
         target.get().addSource(source.get());
     }
 
+    /** The transmitter messages leave from. */
     public Transmitter source() {
         return source.get();
     }
 
+    /** The receiver they arrive at. */
     public Receiver target() {
         return target.get();
     }

@@ -50,14 +50,17 @@ public final class Entity {
         allTermArray = allTerms.toArray(new SchedulingTerm[0]);
     }
 
+    /** The entity's name in the app. */
     public String name() {
         return name;
     }
 
+    /** The entity's id (GXF's eid). */
     public long eid() {
         return eid;
     }
 
+    /** The graph holding this entity. */
     public Graph graph() {
         return graph;
     }

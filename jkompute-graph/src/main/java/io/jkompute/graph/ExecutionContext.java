@@ -43,10 +43,12 @@ public final class ExecutionContext {
         return entities;
     }
 
+    /** The scheduler's clock. */
     public Clock clock() {
         return clock;
     }
 
+    /** The graph this context executes. */
     public Graph graph() {
         return graph;
     }
@@ -56,6 +58,7 @@ public final class ExecutionContext {
         return interrupted || failure != null;
     }
 
+    /** True once {@code Graph.interrupt()} was called. */
     public boolean interrupted() {
         return interrupted;
     }
@@ -200,6 +203,7 @@ public final class ExecutionContext {
         notifyEvent(null);
     }
 
+    /** The first failure that stopped the run, or null. */
     public Throwable failure() {
         return failure;
     }
@@ -238,6 +242,7 @@ public final class ExecutionContext {
         return true;
     }
 
+    /** One line per entity of {@code waiting}: what each waits for at time {@code now}, for deadlock reports. */
     public String describeWaiting(Collection<Entity> waiting, long now) {
         List<String> lines = new ArrayList<>();
         for (Entity e : waiting) {

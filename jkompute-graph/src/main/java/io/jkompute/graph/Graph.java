@@ -97,6 +97,7 @@ public final class Graph implements AutoCloseable {
         private Loader() {
         }
 
+        /** Adds an app file; later files override earlier ones. */
         public Loader file(Path file) {
             files.add(file);
             return this;
@@ -251,6 +252,7 @@ public final class Graph implements AutoCloseable {
         return e.component(path.substring(slash + 1), type);
     }
 
+    /** The component types this graph can make, by name. */
     public ComponentRegistry registry() {
         return registry;
     }
@@ -391,6 +393,7 @@ public final class Graph implements AutoCloseable {
         return clock;
     }
 
+    /** The graph's scheduler; activates the graph first if it is not yet active. */
     public Scheduler scheduler() {
         activate();
         return scheduler;

@@ -9,13 +9,16 @@ import java.lang.foreign.MemorySegment;
  * GPU ({@link DeviceTensor}, a jkompute core Vulkan tensor). Strides are in bytes, as in GXF.
  */
 public interface GraphTensor extends AutoCloseable {
+    /** The shape, outermost dimension first. */
     long[] shape();
 
+    /** The element type. */
     DataType dataType();
 
     /** Byte strides, one per dimension. */
     long[] strides();
 
+    /** Where the bytes live: host, device or system memory. */
     StorageType storage();
 
     /**

@@ -7,8 +7,10 @@ import java.lang.foreign.MemorySegment;
  * a {@link #segment()}; a device block carries its device object through {@link #deviceObject()}.
  */
 public interface MemoryBlock extends AutoCloseable {
+    /** The size of the block in bytes. */
     long byteSize();
 
+    /** Where the block lives: host, device or system memory. */
     StorageType storage();
 
     /** Host view of the memory; throws for device blocks. */

@@ -27,14 +27,17 @@ public final class Parameter<T> {
         }
     }
 
+    /** The parameter's name in the YAML {@code parameters} map. */
     public String key() {
         return key;
     }
 
+    /** How the YAML value is read. */
     public ParameterType<T> type() {
         return type;
     }
 
+    /** What the parameter is for, as error messages show it. */
     public String description() {
         return description;
     }
@@ -44,6 +47,7 @@ public final class Parameter<T> {
         return !optional && defaultValue == null;
     }
 
+    /** True once a value was given or the default applied. */
     public boolean isSet() {
         return set;
     }
@@ -56,10 +60,12 @@ public final class Parameter<T> {
         return value;
     }
 
+    /** The value, or {@code fallback} when the parameter is not set. */
     public T orElse(T fallback) {
         return set ? value : fallback;
     }
 
+    /** The value, or empty when the parameter is not set (or set to null). */
     public Optional<T> tryGet() {
         return set ? Optional.ofNullable(value) : Optional.empty();
     }

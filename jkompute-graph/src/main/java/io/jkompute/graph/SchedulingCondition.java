@@ -7,10 +7,12 @@ public record SchedulingCondition(SchedulingConditionType type, long targetTimes
     public static final SchedulingCondition WAIT_EVENT = new SchedulingCondition(SchedulingConditionType.WAIT_EVENT, 0);
     public static final SchedulingCondition NEVER = new SchedulingCondition(SchedulingConditionType.NEVER, 0);
 
+    /** READY as of {@code timestamp} (ns). */
     public static SchedulingCondition ready(long timestamp) {
         return new SchedulingCondition(SchedulingConditionType.READY, timestamp);
     }
 
+    /** WAIT_TIME until {@code target} (ns). */
     public static SchedulingCondition waitTime(long target) {
         return new SchedulingCondition(SchedulingConditionType.WAIT_TIME, target);
     }

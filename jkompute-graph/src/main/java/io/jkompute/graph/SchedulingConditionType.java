@@ -1,6 +1,6 @@
 package io.jkompute.graph;
 
-/** GXF's scheduling condition types; {@link #combine} is the AND-combination with precedence NEVER > WAIT_EVENT > WAIT > WAIT_TIME > READY. */
+/** GXF's scheduling condition types; the executor AND-combines them with precedence NEVER > WAIT_EVENT > WAIT > WAIT_TIME > READY. */
 public enum SchedulingConditionType {
     /** Will never run again; the entity is stopped. */
     NEVER,

@@ -49,6 +49,7 @@ public abstract class Transmitter extends Component {
     /** Messages published since the last sync. */
     public abstract int backSize();
 
+    /** How many messages each stage of the queue holds. */
     public abstract int capacity();
 
     /** Moves the back stage into the main stage. */

@@ -155,7 +155,7 @@ class WorkerSchedulerTest {
      * pair's tx and rx must run on one thread (a worker takes another's entity only when none of its own ran in a
      * pass, which never happens while its unbounded pairs of capacity 64 always have a tick to do, whatever the
      * load). Without affinity both workers scanned every entity and a pair moved between them from pass to pass: 65–70%
-     * of its ticks ran on one thread on the 2-core container.
+     * of its ticks ran on one thread on a 2-vCPU machine.
      */
     @ParameterizedTest
     @ValueSource(strings = {"MultiThreadScheduler:2", "EventBasedScheduler:2"})

@@ -274,6 +274,7 @@ public final class AeronTransport {
         LOG.debug("Aeron media driver in {} closed", dir);
     }
 
+    /** The Aeron client over this process's embedded media driver. */
     public Aeron aeron() {
         return aeron;
     }

@@ -7,6 +7,7 @@ package io.jkompute.net;
  * MAC, another sender, a replay): they changed nothing.
  */
 public record LinkStatistics(String link, long sent, long delivered, long dropped, long bytes, long rejected) {
+    /** Counts of a link where no frame was rejected. */
     public LinkStatistics(String link, long sent, long delivered, long dropped, long bytes) {
         this(link, sent, delivered, dropped, bytes, 0);
     }

@@ -36,6 +36,7 @@ public final class NetSecret {
     public static final String ENV = "JKOMPUTE_NET_SECRET";
     /** A file holding the secret. */
     public static final String ENV_FILE = "JKOMPUTE_NET_SECRET_FILE";
+    /** The system property naming a file holding the secret. */
     public static final String PROPERTY_FILE = "jkompute.net.secretFile";
 
     private static volatile NetSecret cached;

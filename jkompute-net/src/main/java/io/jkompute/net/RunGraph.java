@@ -17,6 +17,7 @@ public final class RunGraph {
     private RunGraph() {
     }
 
+    /** Loads the app files in {@code args} and runs the graph to its end; exits 1 when it failed. */
     public static void main(String[] args) {
         Graph.Loader loader = Graph.loader();
         for (int i = 0; i < args.length; i++) {

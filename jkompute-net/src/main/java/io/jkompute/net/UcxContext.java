@@ -55,6 +55,7 @@ public class UcxContext extends Component {
         return c == null ? 0 : c.busyPollNs();
     }
 
+    /** True when received device tensors are delivered as host tensors ({@code cpu_data_only}). */
     public boolean cpuDataOnly() {
         return cpuDataOnly.get();
     }

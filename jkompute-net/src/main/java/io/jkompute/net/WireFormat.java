@@ -39,8 +39,11 @@ import java.util.List;
  * component type is refused with a clear error.
  */
 public final class WireFormat {
+    /** The first four bytes of every message. */
     public static final int MAGIC = 0x4D4E4B4A;
+    /** The format version a message carries; another version is refused. */
     public static final int VERSION = 1;
+    /** The size of a message header's fixed part, in bytes. */
     public static final int HEADER_FIXED = 24;
     static final int ALIGN = 64;
     static final int KIND_TIMESTAMP = 1;
@@ -63,6 +66,7 @@ public final class WireFormat {
      * sizes that do not fit): the one exception the decoder throws for malformed input, whatever is wrong with it.
      */
     public static final class FormatException extends RuntimeException {
+        /** A message that is not in this format, saying why. */
         public FormatException(String message) {
             super(message);
         }
@@ -71,6 +75,7 @@ public final class WireFormat {
     /** Makes device tensors on the receiving side; returns null to keep the data on the host. */
     @FunctionalInterface
     public interface DeviceFactory {
+        /** A device tensor holding {@code bytes} as {@code type} and {@code shape}, or null to keep them on the host. */
         GraphTensor create(DataType type, long[] shape, MemorySegment bytes);
     }
 

@@ -46,13 +46,13 @@ public final class GraphSuite implements Suite {
             new Object[] {"MultiThreadScheduler", 1, 64, 4}, new Object[] {"MultiThreadScheduler", 2, 64, 4},
             new Object[] {"MultiThreadScheduler", 4, 64, 4}, new Object[] {"EventBasedScheduler", 1, 64, 4},
             new Object[] {"EventBasedScheduler", 2, 64, 4}, new Object[] {"EventBasedScheduler", 4, 64, 4});
-    /** Issue 10's goals: Greedy at capacity 64 in msg/s and its p50 hop in µs; MultiThread / EventBased, 2 workers. */
+    /** The graph runtime's goals: Greedy at capacity 64 in msg/s and its p50 hop in µs; MultiThread / EventBased, 2 workers. */
     static final double GREEDY_GOAL_RATE = 2e6, GREEDY_GOAL_HOP_US = 0.5, WORKERS_GOAL_RATE = 1e6;
     /**
      * Measured ping runs per setup (the rate figure is their median), after {@link #PING_WARM_UP_RUNS} unmeasured
      * runs of the same size: a 100,000-message run lasts about 0.1 s, shorter than the JIT takes to compile the
      * scheduler loop, and a single run after one short warm-up graph measured the interpreter and C1 code (Greedy at
-     * capacity 64 on the 2-core container: 0.6 M msg/s that way, 1.5–1.9 M msg/s from the 4th run of 1 M messages).
+     * capacity 64 on a 2-vCPU x86-64 machine: 0.6 M msg/s that way, 1.5–1.9 M msg/s from the 4th run of 1 M messages).
      */
     static final int PING_RUNS = 5, PING_WARM_UP_RUNS = 3;
 
@@ -154,7 +154,7 @@ public final class GraphSuite implements Suite {
         ctx.step("graph ping " + label);
     }
 
-    /** Issue 10's goals as ratios: measured / goal (rates: at least 1; the hop latency: at most 1). */
+    /** The graph runtime's goals as ratios: measured / goal (rates: at least 1; the hop latency: at most 1). */
     private static void pingGoals(Recorder out) {
         String greedy = label("GreedyScheduler", 0, 64, 1);
         goal(out, "ping rate", greedy, GREEDY_GOAL_RATE, "msg/s", true, "goal: 2 M msg/s");

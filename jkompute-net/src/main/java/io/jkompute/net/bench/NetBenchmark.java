@@ -67,10 +67,12 @@ public final class NetBenchmark {
 
     /** How many messages per case. */
     public record Counts(int small, int pings, int kib4, int mib1, int mib64) {
+        /** Small counts, for CI on a CPU driver. */
         public static Counts quick() {
             return new Counts(2_000, 200, 1_000, 20, 2);
         }
 
+        /** The counts of a full run. */
         public static Counts full() {
             return new Counts(50_000, 5_000, 20_000, 1_000, 20);
         }
@@ -83,6 +85,7 @@ public final class NetBenchmark {
         }
     }
 
+    /** Runs the benchmark ({@code --quick} for small counts) and prints its table; {@code --peer} is the other JVM. */
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--peer")) {
             System.exit(Peer.main(Arrays.copyOfRange(args, 1, args.length)));
@@ -150,6 +153,7 @@ public final class NetBenchmark {
         return rows;
     }
 
+    /** The rows as a fixed-width table. */
     public static String table(List<Row> rows) {
         StringBuilder sb = new StringBuilder();
         sb.append(String.format(Locale.ROOT, "%-22s %-7s %14s %14s %8s %10s%n", "case", "unit", "raw Aeron",
@@ -468,7 +472,7 @@ public final class NetBenchmark {
         }
     }
 
-    /** Checks each message as {@link Pattern#check} does and prints DONE count elapsed_ns at the end. */
+    /** Checks each message as {@code Pattern.check} does and prints DONE count elapsed_ns at the end. */
     public static class Sink extends CodeletAdapter {
         private Receiver rx;
         private Pattern.Checker checker;

@@ -17,6 +17,7 @@ public sealed interface Control {
     /** worker → driver: who it is, what it asks for, where it listens, the ports it offers, the app's digest. */
     record Register(String id, String control, String address, List<String> fragments, List<Integer> ports,
                     String digest, long pid) implements Control {
+        /** A registration with immutable copies of the lists. */
         public Register {
             fragments = List.copyOf(fragments);
             ports = List.copyOf(ports);
@@ -30,6 +31,7 @@ public sealed interface Control {
     /** driver → worker: its fragments, every remote receiver's endpoint, the address to listen on. */
     record Assign(List<String> fragments, Map<String, String> endpoints, String bind, boolean gpuFallback)
             implements Control {
+        /** An assignment with immutable copies of the fragments and endpoints. */
         public Assign {
             fragments = List.copyOf(fragments);
             endpoints = Map.copyOf(endpoints);

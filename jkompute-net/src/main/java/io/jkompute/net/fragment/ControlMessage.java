@@ -33,10 +33,12 @@ public record ControlMessage(Type type, Map<String, String> fields) {
         HEARTBEAT
     }
 
+    /** The message, with an immutable copy of its fields. */
     public ControlMessage {
         fields = Map.copyOf(fields);
     }
 
+    /** A message of {@code type} from alternating keys and values; a null value leaves its key out. */
     public static ControlMessage of(Type type, String... keyValues) {
         Map<String, String> m = new LinkedHashMap<>();
         for (int i = 0; i + 1 < keyValues.length; i += 2) {
@@ -47,14 +49,17 @@ public record ControlMessage(Type type, Map<String, String> fields) {
         return new ControlMessage(type, m);
     }
 
+    /** The value of {@code key}, or null. */
     public String get(String key) {
         return fields.get(key);
     }
 
+    /** The value of {@code key}, or {@code dflt}. */
     public String get(String key, String dflt) {
         return fields.getOrDefault(key, dflt);
     }
 
+    /** The message as the bytes the control channel sends. */
     public byte[] encode() {
         StringBuilder sb = new StringBuilder(type.name());
         for (Map.Entry<String, String> e : fields.entrySet()) {

@@ -37,6 +37,7 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * {@value FragmentWorker#HEARTBEAT_MS} ms) it stops the others and fails with an error naming the fragment.
  */
 public final class FragmentDriver {
+    /** The main class of a worker JVM the driver starts on its own host. */
     public static final String WORKER_MAIN = "io.jkompute.net.fragment.FragmentWorker";
 
     /**
@@ -51,6 +52,7 @@ public final class FragmentDriver {
     public record Options(Path app, String address, int port, List<String> localFragments, List<Path> manifests,
                           List<String> params, Duration registerTimeout, boolean gpuFallback, PrintStream out,
                           PrintStream err) {
+        /** Options with immutable copies of the lists. */
         public Options {
             localFragments = List.copyOf(localFragments);
             manifests = List.copyOf(manifests);
@@ -66,10 +68,12 @@ public final class FragmentDriver {
     /** The app's end: exit code 0 when every fragment ended without error; the error names the fragment. */
     public record AppResult(int exitCode, String error, List<FragmentResult> fragments, JobStatistics statistics,
                             long durationNs) {
+        /** True when every fragment ended without error (exit code 0). */
         public boolean ok() {
             return exitCode == 0;
         }
 
+        /** The named fragment's result, or null. */
         public FragmentResult fragment(String name) {
             return fragments.stream().filter(f -> f.fragment().equals(name)).findFirst().orElse(null);
         }
@@ -95,7 +99,20 @@ public final class FragmentDriver {
     }
 
     /** Where the run is: for tests and messages. */
-    public enum Phase { STARTING, REGISTERING, LOADING, RUNNING, STOPPING, DONE }
+    public enum Phase {
+        /** Before the driver waits for workers. */
+        STARTING,
+        /** Waiting for workers to register until every fragment has one. */
+        REGISTERING,
+        /** The workers load their fragments. */
+        LOADING,
+        /** The fragments run. */
+        RUNNING,
+        /** Stopping the workers: the app ended, a fragment failed, or the run was interrupted. */
+        STOPPING,
+        /** Every worker said goodbye, or the stop deadline passed. */
+        DONE
+    }
 
     private static final class Worker {
         final String id;
@@ -134,10 +151,12 @@ public final class FragmentDriver {
     private long stopDeadline;
     private volatile long lostDetectedAfterMs = -1;
 
+    /** A driver for one run of the app in {@code options}; {@link #run()} starts it. */
     public FragmentDriver(Options options) {
         this.o = options;
     }
 
+    /** Where the run is now. */
     public Phase phase() {
         return phase;
     }

@@ -57,8 +57,11 @@ import org.snakeyaml.engine.v2.nodes.Tag;
 public final class FragmentPlan {
     /** The transport's component types (GXF's names). */
     public static final String UCX_TRANSMITTER = "nvidia::gxf::UcxTransmitter";
+    /** GXF's name of the receiving end of a link. */
     public static final String UCX_RECEIVER = "nvidia::gxf::UcxReceiver";
+    /** GXF's name of the transport's context component. */
     public static final String UCX_CONTEXT = "nvidia::gxf::UcxContext";
+    /** GXF's name of the entity serializer a link uses. */
     public static final String UCX_SERIALIZER = "nvidia::gxf::UcxEntitySerializer";
     /** The entity added to a fragment that has cross-fragment edges; holds the transport's context. */
     public static final String TRANSPORT_ENTITY = "_fragment_transport";
@@ -83,6 +86,7 @@ public final class FragmentPlan {
 
     /** Where each remote receiver listens ({@code receiver → host:port}) and what a fragment's receivers bind to. */
     public record Wiring(Map<String, String> endpoints, String bindAddress) {
+        /** Wiring with an immutable copy of the endpoints. */
         public Wiring {
             endpoints = Map.copyOf(endpoints);
         }
@@ -149,6 +153,7 @@ public final class FragmentPlan {
         return false;
     }
 
+    /** The app file this plan was read from, for messages. */
     public String label() {
         return label;
     }
@@ -163,10 +168,12 @@ public final class FragmentPlan {
         }
     }
 
+    /** The fragments, in the order the app names them. */
     public List<Fragment> fragments() {
         return List.copyOf(fragments.values());
     }
 
+    /** The named fragment; an {@code IllegalArgumentException} naming the fragments there are when none has that name. */
     public Fragment fragment(String name) {
         Fragment f = fragments.get(name);
         if (f == null) {
@@ -176,14 +183,17 @@ public final class FragmentPlan {
         return f;
     }
 
+    /** The fragments' names, in the order the app names them. */
     public List<String> fragmentNames() {
         return List.copyOf(fragments.keySet());
     }
 
+    /** The entities every fragment gets a copy of (scheduler, clock, device). */
     public List<String> shared() {
         return List.copyOf(shared);
     }
 
+    /** The connections whose ends lie in two fragments: each becomes a network link. */
     public List<Edge> edges() {
         return List.copyOf(edges);
     }

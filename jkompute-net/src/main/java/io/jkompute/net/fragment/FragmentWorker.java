@@ -33,8 +33,11 @@ import java.util.concurrent.TimeUnit;
  * error, or the driver refused it; 3 the driver could not be reached or was lost.
  */
 public final class FragmentWorker {
+    /** How often a worker tells the driver it is alive (ms). */
     public static final int HEARTBEAT_MS = 100;
+    /** How long without a heartbeat before a worker or the driver counts as lost (ms). */
     public static final int LOST_MS = 1000;
+    /** The driver's UDP port when none is given. */
     public static final int DEFAULT_DRIVER_PORT = 57777;
     static final int PORT_MIN = 10000;
     static final int PORT_MAX = 32767;
@@ -47,6 +50,7 @@ public final class FragmentWorker {
      */
     public record Options(Path app, List<String> fragments, String driver, String workerAddress, List<Path> manifests,
                           List<String> params, Duration connectTimeout, PrintStream out, PrintStream err) {
+        /** Options with immutable copies of the lists. */
         public Options {
             fragments = List.copyOf(fragments);
             manifests = List.copyOf(manifests);
@@ -65,6 +69,7 @@ public final class FragmentWorker {
     private final List<String> reported = new ArrayList<>();
     private boolean failed;
 
+    /** A worker for one run of the app in {@code options}. */
     public FragmentWorker(Options options) {
         this.o = options;
     }

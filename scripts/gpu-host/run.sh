@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# Runs on the GPU host from the repository root, with .bundle (../shared/gpu-host/bundle.sh) and .gputest
-# (docs/gpu-host/pack-tests.sh) carried; everything it keeps goes under $OUT.
-#   run.sh suite    devices, every example, then the WHOLE JUnit suite of every module in ONE JVM (but jkompute-python,
-#                   whose GraalPy jars stay out of the bundle by design)
+# Runs on the GPU host from the repository root, with .bundle (./jkompute bundle) and .gputest
+# (scripts/gpu-host/pack-tests.sh) carried; everything it keeps goes under $OUT.
+#   run.sh suite    devices, every example, then the WHOLE JUnit suite of every module in ONE JVM (Python codelets in
+#                   the host's python3, with its numpy, CuPy and PyTorch)
+#   run.sh stop [N] N times each (3): SIGINT and SIGTERM during `jkompute bench` and during `jkompute run
+#                   apps/gpu-pipeline.yaml` with 100,000 frames; each must exit 130/143 with no hs_err file
+#   run.sh soaks    the Manager soak (3,000 cycles), the GXF CUDA extension soak (5,000 cycles) and 1,000,000 Python
+#                   ticks with CUDA device tensors, each in its own JVM
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
 #   run.sh pipeline the GPU pipeline app and the CUDA virtual-thread burst in fresh JVMs
 #   run.sh pipeline-bench [FRAMES]   the graph benchmark suite (ping; pipeline lock-step and 2 frames in flight
@@ -13,6 +17,12 @@
 set -uo pipefail
 source .bundle/env.sh
 J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED"
+# NVRTC and cuBLAS where the host keeps them outside the loader path (e.g. inside pip's nvidia packages)
+for v in nvrtc cublas; do
+  f=$(ls /usr/local/cuda/lib64/lib$v.so.1[0-9]* 2>/dev/null | head -1)
+  [ -n "$f" ] || f=$(find / -xdev -name "lib$v.so.1[0-9]*" 2>/dev/null | grep -v builtins | head -1)
+  [ -n "$f" ] && J="$J -Djkompute.cuda.$v=$f"
+done
 T=$PWD/.gputest
 OUT=${OUT:-/tmp/out}; mkdir -p "$OUT"
 case "${1:-suite}" in
@@ -24,12 +34,41 @@ suite)
     done
   } > "$OUT/examples.txt" 2>&1
   echo "examples done"
-  scan=$(ls "$T"/tests/*.jar | grep -v jkompute-python | tr '\n' ':'); scan=${scan%:}
+  scan=$(ls "$T"/tests/*.jar | tr '\n' ':'); scan=${scan%:}
   timeout -s KILL "${SUITE_TIMEOUT:-400}" $J -cp "$CP:$T/junit.jar:$scan" org.junit.platform.console.ConsoleLauncher execute \
       --scan-class-path "$scan" --details=tree --disable-banner --disable-ansi-colors > "$OUT/tests.txt" 2>&1
   echo "junit exit: $?" | tee -a "$OUT/tests.txt"
   grep -E 'tests (successful|failed|aborted|skipped)|containers failed' "$OUT/tests.txt"
   grep -E '✘' "$OUT/tests.txt" | head -20 ;;
+stop)
+  n=${2:-3}; : > "$OUT/stop.txt"
+  for i in $(seq 1 "$n"); do
+    for sig in INT TERM; do
+      for what in bench run; do
+        d=$(mktemp -d)
+        if [ $what = bench ]; then args=(bench); wait_s=8
+        else args=(run "$PWD/apps/gpu-pipeline.yaml" --param source/count/count=100000 \
+                   --param "verify/steps/codelet_params={expected_count: 100000}"); wait_s=3; fi
+        (cd "$d" && exec env --default-signal=INT,TERM $J -cp "$CP" io.jkompute.cli.Main "${args[@]}" > out.txt 2>&1) &
+        pid=$!; sleep $wait_s
+        # the JVM is the subshell's exec'd process
+        kill -s $sig $pid; rc=0; wait $pid || rc=$?
+        want=$([ $sig = INT ] && echo 130 || echo 143)
+        crash=$(ls "$d"/hs_err_pid*.log 2>/dev/null | wc -l); fatal=$(grep -c -E 'SIGSEGV|fatal error|A fatal' "$d/out.txt")
+        verdict=$([ $rc = $want ] && [ $crash = 0 ] && [ $fatal = 0 ] && echo ok || echo FAILED)
+        echo "$verdict: SIG$sig after ${wait_s}s during $what: exit $rc (want $want), hs_err files $crash, crash lines $fatal" | tee -a "$OUT/stop.txt"
+        [ $verdict = ok ] || tail -20 "$d/out.txt" >> "$OUT/stop.txt"
+        rm -rf "$d"
+      done
+    done
+  done
+  echo "stop: $(grep -c '^ok' "$OUT/stop.txt") ok, $(grep -c '^FAILED' "$OUT/stop.txt") failed" | tee -a "$OUT/stop.txt" ;;
+soaks)
+  { timeout -s KILL 150 $J -Xlog:disable -cp "$CP" io.jkompute.examples.ManagerSoak "${2:-3000}" 300; echo "manager soak exit: $?"
+    timeout -s KILL 150 $J -Xlog:disable -cp "$CP" io.jkompute.examples.CudaGraphSoak "${3:-5000}"; echo "cuda graph soak exit: $?"
+    timeout -s KILL 200 $J -Xlog:disable -Xmx2g -cp "$CP" io.jkompute.bench.cuda.PythonCudaSoak 1000000 10; echo "python cuda soak exit: $?"
+  } > "$OUT/soaks.txt" 2>&1
+  grep -vE 'INFO|^\s' "$OUT/soaks.txt" | tail -40 ;;
 soak)
   $J -Xlog:disable -cp "$CP" io.jkompute.examples.ManagerSoak "${2:-10000}" "${3:-1000}" > "$OUT/soak.txt" 2>&1
   echo "soak exit: $?" | tee -a "$OUT/soak.txt"; grep -vE 'INFO|^\s' "$OUT/soak.txt" | tail -25 ;;

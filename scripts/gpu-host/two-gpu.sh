@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# jkompute-net on a host with two GPUs (nvidia-h200-x2), from the repository root with .bundle carried
-# (../shared/gpu-host/bundle.sh; its lib/ is the launcher's build, with jkompute-net, Aeron and Agrona):
-#   source .bundle/env.sh && bash jkompute-net/gpu-host/two-gpu.sh
+# jkompute-net on a host with two GPUs, from the repository root with .bundle carried
+# (./jkompute bundle; its lib/ is the launcher's build, with jkompute-net, Aeron and Agrona):
+#   source .bundle/env.sh && bash scripts/gpu-host/two-gpu.sh
 # No Maven, no network. Everything it keeps goes under $OUT:
 #   devices.txt        nvidia-smi and `jkompute devices`
 #   netbench.txt       NetBenchmark: raw Aeron against jkompute's UcxTransmitter/UcxReceiver across two JVMs

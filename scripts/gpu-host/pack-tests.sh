@@ -3,7 +3,7 @@
 # which has no Maven, can run the whole suite of every module in ONE JVM, as a user's program would:
 #   .gputest/junit.jar      junit-platform-console-standalone (JUnit Jupiter, params, the launcher)
 #   .gputest/tests/*.jar    one jar of test classes and test resources per module
-# Run from the repository root after ../shared/gpu-host/bundle.sh (which builds the main jars).
+# Run from the repository root after ./jkompute bundle (which builds the main jars).
 set -euo pipefail
 root=$(git rev-parse --show-toplevel); cd "$root"
 export JAVA_HOME=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64} PATH=${JAVA_HOME:-/usr/lib/jvm/temurin-25-jdk-amd64}/bin:$PATH
