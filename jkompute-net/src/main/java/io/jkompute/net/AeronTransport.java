@@ -279,6 +279,14 @@ public final class AeronTransport {
         return aeron;
     }
 
+    /**
+     * This process's private folder (mode 0700), where same-host links put their shared slots; null when the user
+     * named the driver's directory ({@code jkompute.net.aeronDir}): then links go through UDP only.
+     */
+    Path privateFolder() {
+        return privateDir;
+    }
+
     /** The driver's directory. */
     public String driverDirectory() {
         return dir;

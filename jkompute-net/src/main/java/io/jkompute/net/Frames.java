@@ -17,6 +17,9 @@ import org.agrona.MutableDirectBuffer;
  *              counter 0, keyed by the shared secret itself ({@link NetSecret})
  *   DATA       a = message sequence (1, 2, …), b = message bytes, c = offset of this chunk; flag LAST on the
  *              message's final chunk; payload = the chunk
+ *   SHARED     a = message sequence, b = message bytes, c = slot; payload = the slot file's absolute path (UTF-8):
+ *              the whole message lies in that file of the transmitter's private folder (same host only, see
+ *              {@link SharedSlots}); the frame is signed, the slot's bytes are not (README, trust model)
  *   HEARTBEAT  a = messages sent
  *   BYE        a = messages sent (the transmitter closes; flag FAILED: its run failed, payload = why)
  * receiver → transmitter (control stream 1002)
@@ -45,6 +48,7 @@ final class Frames {
     static final int DATA = 2;
     static final int HEARTBEAT = 3;
     static final int BYE = 4;
+    static final int SHARED = 5;
     static final int WELCOME = 11;
     static final int CREDIT = 12;
 

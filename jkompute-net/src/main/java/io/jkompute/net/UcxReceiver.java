@@ -92,6 +92,18 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private volatile Runnable unregisterGoodbye;
     private volatile RunResult result;
     private long creditSent = -1;
+    /** Messages received when the last credit went out: same-host links report each (the sender reuses slots). */
+    private long creditReceived;
+    /** The shared slots of a same-host transmitter, mapped (poller thread only). */
+    private SharedMaps shared;
+    /** Memory for large arriving messages, reused (see {@link HostBufferPool}). */
+    private HostBufferPool pool;
+    /** A message was staged since the graph was last notified (poller thread only). */
+    private boolean arrived;
+    /** Places freed that a CREDIT waits for while frames keep arriving. */
+    private long creditBatch = 1;
+    /** Messages that came through shared slots. */
+    private volatile long sharedReceived;
     private long lastCreditNs;
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
@@ -151,6 +163,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             cache = new DeviceTensorCache(dev.manager(), 16);
             devices = cache::create;
         }
+        creditBatch = Math.max(1, capacity() / 16);
+        pool = new HostBufferPool(capacity() + 2, Long.getLong("jkompute.net.poolBytes", 1L << 30));
         transport = AeronTransport.acquire();
         try {
             data = transport.aeron().addSubscription(channel, Frames.DATA_STREAM);
@@ -184,15 +198,26 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             while (running) {
                 int work = data.poll(assembler, 64);
+                if (arrived) {
+                    // one wake-up of the receiving graph per poll, however many messages it brought
+                    arrived = false;
+                    graph().notify(entity());
+                }
                 long now = System.nanoTime();
                 Publication c = control;
                 if (c != null && failure == null) {
                     long freed = freed();
-                    if (freed != creditSent || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(frame, Frames.CREDIT, 0, freed, received, droppedCount(), ++outCounter);
+                    long got = received;
+                    // while frames keep coming, places freed are granted in batches (a sixteenth of the queue); as
+                    // soon as a poll finds nothing, whatever was freed goes out, so a sender waiting for room gets it
+                    if ((freed != creditSent && (work == 0 || freed - creditSent >= creditBatch))
+                            || (shared != null && got != creditReceived)
+                            || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
+                        Frames.header(frame, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
                         Frames.sign(out, frame, 0, 0);
                         if (c.offer(frame, 0, Frames.HEADER) > 0) {
                             creditSent = freed;
+                            creditReceived = got;
                             lastCreditNs = now;
                         }
                     }
@@ -248,6 +273,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             switch (type) {
                 case Frames.DATA -> onData(b, offset, length);
+                case Frames.SHARED -> onShared(b, offset, length);
                 case Frames.BYE -> {
                     if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
                         lose("the sending side failed: " + text(b, offset + Frames.HEADER, length - Frames.HEADER));
@@ -379,9 +405,16 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                         + " (max_message_bytes)");
             }
             // small messages: GC-managed memory (closing a shared arena costs a handshake with every thread);
-            // large ones: freed as soon as the last tensor referring to them is closed
-            assemblingArena = total > SMALL ? Arena.ofShared() : null;
-            assembling = (assemblingArena != null ? assemblingArena : Arena.ofAuto()).allocate(total, WireFormat.ALIGN);
+            // large ones: from the receiver's pool, back there as soon as the last tensor referring to them is
+            // closed (not cleared: the gaps the sender skips, the padding between parts, are zeroed below)
+            if (total > SMALL) {
+                HostBufferPool.Buffer buf = pool.take(total);
+                assemblingArena = buf;
+                assembling = buf.slice(total);
+            } else {
+                assemblingArena = null;
+                assembling = Arena.ofAuto().allocate(total, WireFormat.ALIGN);
+            }
             assemblingSeq = seq;
             assembledTo = 0;
         }
@@ -393,6 +426,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             throw new WireFormat.FormatException("chunk [" + at + ", +" + chunk + ") of message " + seq
                     + " overlaps an earlier one or lies outside its " + total + " bytes");
         }
+        if (at > assembledTo) {
+            assembling.asSlice(assembledTo, at - assembledTo).fill((byte) 0);
+        }
         if (chunk > 0) {
             b.getBytes(offset + Frames.HEADER, assembling.asSlice(at, chunk).asByteBuffer(), chunk);
         }
@@ -400,10 +436,89 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if ((Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
             return;
         }
+        if (assembledTo < total) {
+            assembling.asSlice(assembledTo, total - assembledTo).fill((byte) 0);
+        }
         MemorySegment whole = assembling;
         Arena arena = assemblingArena;
         assembling = null;
         assemblingArena = null;
+        deliver(seq, total, whole, arena);
+    }
+
+    /**
+     * A message in a shared slot of a transmitter on this host: copied out of the slot into this process's memory
+     * (the one copy on this side), then decoded and checked from that copy as a message from the network is.
+     */
+    private void onShared(DirectBuffer b, int offset, int length) {
+        long seq = Frames.a(b, offset);
+        long total = Frames.b(b, offset);
+        long slot = Frames.c(b, offset);
+        int n = length - Frames.HEADER;
+        if (assembling != null) {
+            throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
+                    + " ended");
+        }
+        if (seq != expectedSeq) {
+            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
+                    + " (a message was lost or reordered)");
+        }
+        if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
+            throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
+                    + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes + " (max_message_bytes)");
+        }
+        if (slot < 0 || slot >= 64 || n < 1 || n > 4096 || (Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
+            throw new WireFormat.FormatException("malformed SHARED frame for message " + seq + " (slot " + slot
+                    + ", " + n + " bytes of name)");
+        }
+        if (shared == null) {
+            shared = new SharedMaps();
+        }
+        MemorySegment src = shared.slot(b.getStringWithoutLengthUtf8(offset + Frames.HEADER, n), linkId, (int) slot,
+                total);
+        HostBufferPool.Buffer arena = total > SMALL ? pool.take(total) : null;
+        MemorySegment whole;
+        try {
+            whole = arena != null ? arena.slice(total) : Arena.ofAuto().allocate(total, WireFormat.ALIGN);
+            // in pieces, with the link's heartbeat between them: on a loaded machine a large copy can outlast the
+            // transmitter's timeout, and this thread is the one that tells it this side is alive
+            for (long at = 0; at < total; at += COPY_PIECE) {
+                SharedCopy.copy(src, at, whole, at, Math.min(COPY_PIECE, total - at));
+                heartbeatIfDue();
+            }
+        } catch (RuntimeException | OutOfMemoryError e) {
+            if (arena != null) {
+                arena.close();
+            }
+            throw e;
+        }
+        sharedReceived++;
+        deliver(seq, total, whole, arena);
+    }
+
+    /** Bytes copied out of a shared slot between two looks at the heartbeat. */
+    private static final long COPY_PIECE = 16L << 20;
+
+    /** A CREDIT with the current counts if none went out for a heartbeat period (poller thread only). */
+    private void heartbeatIfDue() {
+        Publication c = control;
+        long now = System.nanoTime();
+        if (c == null || failure != null || now - lastCreditNs <= NetSettings.HEARTBEAT_NS) {
+            return;
+        }
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER]);
+        long freed = freed();
+        long got = received;
+        Frames.header(f, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
+        Frames.sign(out, f, 0, 0);
+        if (c.offer(f, 0, Frames.HEADER) > 0) {
+            creditSent = freed;
+            creditReceived = got;
+            lastCreditNs = now;
+        }
+    }
+
+    private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
         expectedSeq = seq + 1;
         Message m = WireFormat.decode(whole, devices, arena);
         bytes += total;
@@ -414,7 +529,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                     + capacity() + " places)");
         }
         received++;
-        graph().notify(entity());
+        arrived = true;
     }
 
     private long freed() {
@@ -434,7 +549,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long dropped = droppedCount();
-        return new LinkStatistics(peer + " → '" + path() + "'", received, received - dropped, dropped, bytes, rejected);
+        long s = sharedReceived;
+        return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory]"),
+                received, received - dropped, dropped, bytes, rejected);
     }
 
     /** Frames dropped because they were not the linked transmitter's (no valid MAC, another session, a replay). */
@@ -485,6 +602,13 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (assemblingArena != null) {
             assemblingArena.close();
             assemblingArena = null;
+        }
+        if (shared != null) {
+            shared.close();
+            shared = null;
+        }
+        if (pool != null) {
+            pool.close(); // buffers still held by messages are freed when those are released
         }
         clearQueue();
         if (cache != null) {

@@ -110,6 +110,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private LinkIdle pollIdle;
     /** Aeron back-pressure: only polling finds room in the log, so plain back-off. */
     private final IdleStrategy offerIdle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
+    /** Same-host links: the shared slots large messages go through (null: every message over UDP). */
+    private SharedSlots slots;
+    /** Messages of at least this many bytes go through the shared slots. */
+    private long sharedFrom;
+    /** Messages sent through the shared slots. */
+    private volatile long sharedSent;
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -168,11 +174,34 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         roomIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs, this::mayProceed);
         pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
         linkId = new SecureRandom().nextLong();
+        slots = sharedSlots(host, linkId);
+        sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
         startNs = System.nanoTime();
         running = true;
         poller = new Thread(this::poll, "jkompute-net-tx " + path());
         poller.setDaemon(true);
         poller.start();
+    }
+
+    /**
+     * The shared slots for a receiver on this host (a loopback or local address), or null: receivers on other hosts,
+     * a driver directory named by the user (no private folder), or {@code -Djkompute.net.sharedMemory=false}.
+     */
+    private SharedSlots sharedSlots(String host, long id) {
+        java.nio.file.Path folder = transport.privateFolder();
+        if (folder == null || !Boolean.parseBoolean(System.getProperty("jkompute.net.sharedMemory", "true"))) {
+            return null;
+        }
+        try {
+            java.net.InetAddress a = java.net.InetAddress.getByName(host);
+            if (!a.isLoopbackAddress() && java.net.NetworkInterface.getByInetAddress(a) == null) {
+                return null;
+            }
+        } catch (java.io.IOException e) {
+            return null;
+        }
+        int n = Integer.getInteger("jkompute.net.sharedSlots", 3);
+        return new SharedSlots(folder, id, Math.max(1, Math.min(n, 64)));
     }
 
     private void poll() {
@@ -440,6 +469,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         long seq = sent + 1;
         try (Arena staging = Arena.ofConfined()) {
             WireFormat.Encoded e = WireFormat.encode(m, staging);
+            if (slots != null && e.messageBytes() >= sharedFrom) {
+                sendShared(seq, e);
+                bytes += e.messageBytes();
+                sent = seq;
+                return;
+            }
             if (e.messageBytes() <= claimBytes) {
                 sendLock.lock();
                 try {
@@ -477,6 +512,38 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             bytes += e.messageBytes();
         }
         sent = seq;
+    }
+
+    /**
+     * A large message to a receiver on this host: written once into a shared slot, announced by one signed SHARED
+     * frame. A slot is reused only after the receiver counted the message that was in it (it copies a message out
+     * before counting it), so the ring never overwrites what the receiver has not taken yet.
+     */
+    private void sendShared(long seq, WireFormat.Encoded e) {
+        int slot = (int) ((seq - 1) % slots.slots());
+        LinkIdle idle = roomIdle;
+        idle.reset();
+        while (delivered < seq - slots.slots()) {
+            if (failure != null) {
+                throw failed();
+            }
+            if (peerClosed) {
+                throw closedByPeer();
+            }
+            idle.idle();
+        }
+        slots.write(slot, e);
+        sharedSent++;
+        byte[] name = slots.file(slot).toString().getBytes(StandardCharsets.UTF_8);
+        payloadView.wrap(name);
+        sendLock.lock();
+        try {
+            Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(), slot, ++outCounter);
+            Frames.sign(out, frame, payloadView, name.length);
+            offer(name.length);
+        } finally {
+            sendLock.unlock();
+        }
     }
 
     private void offer(int n) {
@@ -568,7 +635,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     /** What crossed the link so far. */
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
-        return new LinkStatistics("'" + path() + "' → " + peer, sent, delivered - d, d, bytes, rejected);
+        long s = sharedSent;
+        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]"),
+                sent, delivered - d, d, bytes, rejected);
     }
 
     /** Frames dropped because they were not the linked receiver's (no valid MAC, another session, a replay). */
@@ -653,6 +722,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     private void close0() {
+        if (slots != null) {
+            slots.close();
+            slots = null;
+        }
         if (data != null) {
             data.close();
             data = null;

@@ -16,6 +16,7 @@ public class SeqRx extends CodeletAdapter {
     private Receiver rx;
     private Transmitter tx;
     private boolean gaps;
+    private boolean pattern;
     private long delayMs;
     private long last;
     private long count;
@@ -26,6 +27,7 @@ public class SeqRx extends CodeletAdapter {
         rx = receiver(param("receiver"));
         tx = params().containsKey("transmitter") ? transmitter(param("transmitter")) : null;
         gaps = params().containsKey("gaps") && Boolean.parseBoolean(param("gaps"));
+        pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
         delayMs = params().containsKey("delay_ms") ? longParam("delay_ms") : 0;
         until = params().containsKey("until_closed")
                 ? component(param("until_closed"), io.jkompute.graph.std.BooleanSchedulingTerm.class) : null;
@@ -54,6 +56,11 @@ public class SeqRx extends CodeletAdapter {
                     || p.data().get(ValueLayout.JAVA_BYTE, b - 1) != (byte) seq) {
                 throw new IllegalStateException("payload of message " + seq + " corrupted");
             }
+            for (long i = 8; pattern && i < b - 1; i++) {
+                if (p.data().get(ValueLayout.JAVA_BYTE, i) != patternByte(i, seq)) {
+                    throw new IllegalStateException("payload of message " + seq + " differs at byte " + i);
+                }
+            }
         }
         last = seq;
         count++;
@@ -63,6 +70,11 @@ public class SeqRx extends CodeletAdapter {
         if (delayMs > 0) {
             Thread.sleep(delayMs);
         }
+    }
+
+    /** Byte {@code i} of message {@code n}'s payload with {@code pattern: true} (SeqTx writes, SeqRx checks). */
+    static byte patternByte(long i, long n) {
+        return (byte) (i * 31 + n * 7 + (i >>> 12));
     }
 
     @Override

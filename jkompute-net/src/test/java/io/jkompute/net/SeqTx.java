@@ -14,11 +14,15 @@ public class SeqTx extends CodeletAdapter {
     private Transmitter tx;
     private long n;
     private long payload;
+    private boolean pattern;
+    private boolean alternate;
 
     @Override
     public void start() {
         tx = transmitter(param("transmitter"));
         payload = params().containsKey("bytes") ? longParam("bytes") : 0;
+        pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
+        alternate = params().containsKey("alternate") && Boolean.parseBoolean(param("alternate"));
     }
 
     @Override
@@ -27,8 +31,14 @@ public class SeqTx extends CodeletAdapter {
         MemorySegment s = Arena.ofAuto().allocate(8, 8);
         s.set(ValueLayout.JAVA_LONG, 0, n);
         Message m = Message.create().add("seq", HostTensor.wrap(s, DataType.INT64, 1));
+        long payload = alternate && n % 2 == 0 ? 1000 : this.payload; // every other message small
         if (payload > 0) {
             MemorySegment p = Arena.ofAuto().allocate(payload, 64);
+            if (pattern) {
+                for (long i = 0; i < payload; i++) {
+                    p.set(ValueLayout.JAVA_BYTE, i, SeqRx.patternByte(i, n));
+                }
+            }
             p.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, n);
             p.set(ValueLayout.JAVA_BYTE, payload - 1, (byte) n);
             m.add("payload", HostTensor.wrap(p, DataType.UINT8, payload));

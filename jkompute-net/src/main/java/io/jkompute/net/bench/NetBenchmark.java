@@ -135,11 +135,20 @@ public final class NetBenchmark {
         if ("4 KiB, queue 256".startsWith(only)) {
             rows.add(throughput("4 KiB, queue 256", "GB/s", KIB4, 256, n.kib4(), log));
         }
+        // these two over loopback UDP on both sides (jkompute's same-host path switched off), the UDP path that
+        // links to other hosts take
         if ("1 MiB, queue 64".startsWith(only)) {
-            rows.add(throughput("1 MiB, queue 64", "GB/s", MIB, 64, n.mib1(), log));
+            rows.add(throughput("1 MiB, queue 64", "GB/s", MIB, 64, n.mib1(), log, false));
         }
         if ("64 MiB, queue 4".startsWith(only)) {
-            rows.add(throughput("64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64(), log));
+            rows.add(throughput("64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64(), log, false));
+        }
+        // same host: raw Aeron IPC (one driver, the peer's, shared by both processes) against jkompute's shared slots
+        if ("same host 1 MiB, queue 64".startsWith(only)) {
+            rows.add(throughput("same host 1 MiB, queue 64", "GB/s", MIB, 64, n.mib1(), log, true));
+        }
+        if ("same host 64 MiB, queue 4".startsWith(only)) {
+            rows.add(throughput("same host 64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64() * 5, log, true));
         }
         return rows;
     }
@@ -164,18 +173,40 @@ public final class NetBenchmark {
 
     private static Row throughput(String name, String unit, long size, int capacity, int count, PrintStream log)
             throws Exception {
+        return throughput(name, unit, size, capacity, count, log, true);
+    }
+
+    /**
+     * @param sameHost raw: Aeron IPC through the peer's driver instead of UDP; jkompute: the same-host path
+     *                 (shared slots) on, else off (everything over UDP)
+     */
+    private static Row throughput(String name, String unit, long size, int capacity, int count, PrintStream log,
+            boolean sameHost) throws Exception {
         double[] raw = new double[1];
         double[] jk = new double[1];
         long checked = 0;
         for (String mode : List.of("raw", "graph")) {
             int port = freePort();
-            try (PeerProcess p = PeerProcess.start(mode + "-sink", Integer.toString(port), Long.toString(size),
-                    Integer.toString(count), Integer.toString(capacity))) {
-                p.awaitLine("READY", 120);
-                if (mode.equals("raw")) {
+            boolean ipc = sameHost && mode.equals("raw") && size >= MIB;
+            try (PeerProcess p = PeerProcess.start((ipc ? "raw-ipc" : mode) + "-sink", Integer.toString(port),
+                    Long.toString(size), Integer.toString(count), Integer.toString(capacity))) {
+                String ready = p.awaitLine("READY", 120);
+                if (ipc) {
+                    rawIpcSend(ready.substring("READY ".length()), size, count);
+                } else if (mode.equals("raw")) {
                     rawSend(port, size, count);
                 } else {
-                    graphSend(port, size, count);
+                    String was = System.getProperty(SHARED);
+                    System.setProperty(SHARED, Boolean.toString(sameHost));
+                    try {
+                        graphSend(port, size, count);
+                    } finally {
+                        if (was == null) {
+                            System.clearProperty(SHARED);
+                        } else {
+                            System.setProperty(SHARED, was);
+                        }
+                    }
                 }
                 // generous for a loaded 2-core machine (5 MB/s), short of the test's own timeout for small counts
                 String done = p.awaitLine("DONE", 120 + size * count / 5_000_000L);
@@ -266,6 +297,30 @@ public final class NetBenchmark {
             }
         } finally {
             t.release();
+        }
+    }
+
+    /** jkompute's switch for the same-host path (the sender decides). */
+    static final String SHARED = "jkompute.net.sharedMemory";
+
+    /**
+     * As {@link #rawSend} through Aeron IPC: this process connects a client to the peer's media driver (its private
+     * folder, {@code dir}) and publishes on {@code aeron:ipc}, so the bytes go through that driver's shared log.
+     */
+    static void rawIpcSend(String dir, long size, int count) {
+        try (io.aeron.Aeron aeron = io.aeron.Aeron.connect(new io.aeron.Aeron.Context().aeronDirectoryName(dir));
+             Publication pub = aeron.addExclusivePublication("aeron:ipc", STREAM)) {
+            awaitConnected(pub);
+            MemorySegment msg = Pattern.message(size);
+            UnsafeBuffer view = new UnsafeBuffer(0, 0);
+            for (long seq = 1; seq <= count; seq++) {
+                Pattern.stamp(msg, seq);
+                for (long pos = 0; pos < size; pos += CHUNK) {
+                    int n = (int) Math.min(CHUNK, size - pos);
+                    view.wrap(msg.address() + pos, n);
+                    offer(pub, view, 0, n);
+                }
+            }
         }
     }
 
@@ -588,6 +643,7 @@ public final class NetBenchmark {
         static int main(String[] a) throws Exception {
             switch (a[0]) {
                 case "raw-sink" -> rawSink(Integer.parseInt(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]));
+                case "raw-ipc-sink" -> rawSink(-1, Long.parseLong(a[2]), Integer.parseInt(a[3]));
                 case "graph-sink" -> graphSink(Integer.parseInt(a[1]), Long.parseLong(a[2]), Integer.parseInt(a[3]),
                         Integer.parseInt(a[4]));
                 case "raw-echo" -> rawEcho(Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
@@ -599,10 +655,12 @@ public final class NetBenchmark {
             return 0;
         }
 
+        /** A raw sink on UDP {@code port}, or on Aeron IPC for port −1 (READY names this driver's folder). */
         static void rawSink(int port, long size, int count) {
             AeronTransport t = AeronTransport.acquire();
-            try (Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", port), STREAM)) {
-                System.out.println("READY");
+            try (Subscription sub = t.aeron().addSubscription(port < 0 ? "aeron:ipc" : channel("0.0.0.0", port),
+                    STREAM)) {
+                System.out.println(port < 0 ? "READY " + t.driverDirectory() : "READY");
                 System.out.flush();
                 Pattern.Checker checker = new Pattern.Checker(size);
                 MemorySegment msg = Arena.ofAuto().allocate(Math.max(size, 16), 64).asSlice(0, size);

@@ -1,0 +1,123 @@
+package io.jkompute.net;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
+
+/**
+ * The sending side of a same-host link's shared memory: a ring of files in this process's private folder
+ * ({@code jkompute-aeron-<pid>}, mode 0700, see {@link AeronTransport}), each mapped once and grown when a larger
+ * message comes. Message {@code seq} goes into slot {@code (seq − 1) mod slots}; the transmitter reuses a slot only
+ * after the receiver reported the message that was in it as received (the receiver copies a message out of its
+ * slot before counting it). Files are mode 0600 and removed on close (and with the folder on every exit path).
+ */
+final class SharedSlots implements AutoCloseable {
+    private static final long ROUND = 1L << 20;
+
+    private final Path[] files;
+    private final Arena[] arenas;
+    private final MemorySegment[] maps;
+
+    SharedSlots(Path folder, long linkId, int slots) {
+        files = new Path[slots];
+        arenas = new Arena[slots];
+        maps = new MemorySegment[slots];
+        for (int i = 0; i < slots; i++) {
+            files[i] = folder.resolve(fileName(linkId, i));
+        }
+    }
+
+    static String fileName(long linkId, int slot) {
+        return "link-" + Long.toHexString(linkId) + "-" + slot;
+    }
+
+    int slots() {
+        return files.length;
+    }
+
+    Path file(int slot) {
+        return files[slot];
+    }
+
+    /** The slot's mapping, at least {@code bytes} long (the file is made or grown, and mapped again, if needed). */
+    MemorySegment slot(int slot, long bytes) {
+        MemorySegment m = maps[slot];
+        if (m != null && m.byteSize() >= bytes) {
+            return m;
+        }
+        long size = (bytes + ROUND - 1) / ROUND * ROUND;
+        if (arenas[slot] != null) {
+            arenas[slot].close();
+            arenas[slot] = null;
+            maps[slot] = null;
+        }
+        Path f = files[slot];
+        try {
+            if (!Files.exists(f, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                try {
+                    Files.createFile(f, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rw-------")));
+                } catch (UnsupportedOperationException noPosix) {
+                    Files.createFile(f);
+                }
+            }
+            Arena a = Arena.ofShared();
+            try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                    java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
+                if (ch.size() < size) {
+                    ch.write(java.nio.ByteBuffer.allocate(1), size - 1); // grows the file (sparse until written)
+                }
+                maps[slot] = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, a);
+            } catch (IOException | RuntimeException e) {
+                a.close();
+                throw e;
+            }
+            arenas[slot] = a;
+            return maps[slot];
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot make the shared slot " + f + ": " + e, e);
+        }
+    }
+
+    /** Writes an encoded message into the slot: its parts, and zeros in the gaps between them (the padding). */
+    void write(int slot, WireFormat.Encoded e) {
+        MemorySegment m = slot(slot, e.messageBytes());
+        long at = 0;
+        List<WireFormat.Part> parts = e.parts();
+        for (WireFormat.Part p : parts) {
+            if (p.offset() > at) {
+                m.asSlice(at, p.offset() - at).fill((byte) 0);
+            }
+            long n = p.bytes().byteSize();
+            if (n > 0) {
+                SharedCopy.copy(p.bytes(), 0, m, p.offset(), n);
+            }
+            at = Math.max(at, p.offset() + n);
+        }
+        if (at < e.messageBytes()) {
+            m.asSlice(at, e.messageBytes() - at).fill((byte) 0);
+        }
+    }
+
+    @Override
+    public void close() {
+        for (int i = 0; i < files.length; i++) {
+            if (arenas[i] != null) {
+                arenas[i].close();
+                arenas[i] = null;
+                maps[i] = null;
+            }
+            try {
+                Files.deleteIfExists(files[i]);
+            } catch (IOException e) {
+                // removed with the private folder at exit
+            }
+        }
+    }
+}
