@@ -5,7 +5,9 @@ import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.vulkan.VK10.*;
 import static org.lwjgl.vulkan.VK12.*;
 
+import io.jkompute.internal.Timeline;
 import io.jkompute.internal.VulkanDevice;
+import io.jkompute.internal.WaitPolicy;
 import java.nio.LongBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +34,6 @@ import org.lwjgl.vulkan.*;
  */
 public final class Sequence extends ManagedObject {
     private static final Logging.Log LOG = Logging.logger(Sequence.class);
-    private static final long MIN_SPIN_NANOS = 200_000;
-    private static final long MAX_SPIN_NANOS = 2_000_000;
 
     private final VulkanDevice.Queue queue;
     private final int queueIndex;
@@ -54,8 +54,6 @@ public final class Sequence extends ManagedObject {
     /** How long the last evaluation took from submit to completion; HYBRID spins a little longer than that. */
     private long lastDurationNanos;
     private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
-    /** The highest value this sequence's semaphore is known to have reached: saves a driver call per check. */
-    private volatile long reachedValue;
     /** Points the next submission waits for ({@link #nextWaitsFor}): one entry per sequence, the highest value. */
     private Sequence[] pendingSeqs = new Sequence[4];
     private long[] pendingValues = new long[4];
@@ -63,6 +61,7 @@ public final class Sequence extends ManagedObject {
     /** Scratch for the waits of one submission, kept so a submission allocates nothing. */
     private Sequence[] depSeqs = new Sequence[4];
     private long[] depValues = new long[4];
+    private Timeline[] depTimelines = new Timeline[4];
     /**
      * Guards {@link #pins}, {@link #closing} and the waiters. Not the sequence's monitor: a submission of another
      * sequence takes it while holding its own monitor, and two sequences may wait on each other.
@@ -134,20 +133,11 @@ public final class Sequence extends ManagedObject {
         final VulkanDevice dev;
         long pool;
         VkCommandBuffer cmd;
-        long semaphore;
+        /** The semaphore this sequence's submissions signal, and the waits on others' (see {@link Timeline}). */
+        Timeline timeline;
         long queryPool;
         VkSubmitInfo submit;
-        VkTimelineSemaphoreSubmitInfo timeline;
-        LongBuffer signalValue;
-        LongBuffer signalSemaphore;
         PointerBuffer commandBuffers;
-        LongBuffer counter;
-        VkSemaphoreWaitInfo waitInfo;
-        LongBuffer waitValue;
-        /** A submission's wait semaphores, values and stages; grown when a submission waits on more. */
-        LongBuffer waitSemaphores;
-        LongBuffer waitValues;
-        java.nio.IntBuffer waitStages;
 
         Natives(VulkanDevice dev) {
             this.dev = dev;
@@ -156,21 +146,12 @@ public final class Sequence extends ManagedObject {
         void destroy() {
             VkDevice d = dev.handle();
             if (queryPool != 0) vkDestroyQueryPool(d, queryPool, null);
-            if (semaphore != 0) vkDestroySemaphore(d, semaphore, null);
+            if (timeline != null) timeline.destroy();
             if (pool != 0) vkDestroyCommandPool(d, pool, null);
-            queryPool = semaphore = pool = 0;
+            queryPool = pool = 0;
             if (submit != null) {
                 submit.free();
-                timeline.free();
-                MemoryUtil.memFree(signalValue);
-                MemoryUtil.memFree(signalSemaphore);
                 MemoryUtil.memFree(commandBuffers);
-                MemoryUtil.memFree(counter);
-                waitInfo.free();
-                MemoryUtil.memFree(waitValue);
-                MemoryUtil.memFree(waitSemaphores);
-                MemoryUtil.memFree(waitValues);
-                MemoryUtil.memFree(waitStages);
                 submit = null;
             }
         }
@@ -206,11 +187,7 @@ public final class Sequence extends ManagedObject {
             check(vkAllocateCommandBuffers(d, VkCommandBufferAllocateInfo.calloc(stack).sType$Default().commandPool(n.pool)
                     .level(VK_COMMAND_BUFFER_LEVEL_PRIMARY).commandBufferCount(1), pp), "vkAllocateCommandBuffers");
             n.cmd = new VkCommandBuffer(pp.get(0), d);
-            VkSemaphoreTypeCreateInfo type = VkSemaphoreTypeCreateInfo.calloc(stack).sType$Default()
-                    .semaphoreType(VK_SEMAPHORE_TYPE_TIMELINE).initialValue(0);
-            check(vkCreateSemaphore(d, VkSemaphoreCreateInfo.calloc(stack).sType$Default().pNext(type), null, lp),
-                    "vkCreateSemaphore");
-            n.semaphore = lp.get(0);
+            n.timeline = new Timeline(d);
             if (timestampCapacity > 0) {
                 check(vkCreateQueryPool(d, VkQueryPoolCreateInfo.calloc(stack).sType$Default().queryType(VK_QUERY_TYPE_TIMESTAMP)
                         .queryCount(timestampCapacity), null, lp), "vkCreateQueryPool");
@@ -220,19 +197,9 @@ public final class Sequence extends ManagedObject {
             n.destroy();
             throw e;
         }
-        n.signalValue = MemoryUtil.memCallocLong(1);
-        n.signalSemaphore = MemoryUtil.memAllocLong(1).put(0, n.semaphore);
         n.commandBuffers = MemoryUtil.memAllocPointer(1).put(0, n.cmd);
-        n.counter = MemoryUtil.memCallocLong(1);
-        n.waitValue = MemoryUtil.memCallocLong(1);
-        n.waitSemaphores = MemoryUtil.memCallocLong(4);
-        n.waitValues = MemoryUtil.memCallocLong(4);
-        n.waitStages = MemoryUtil.memCallocInt(4);
-        n.timeline = VkTimelineSemaphoreSubmitInfo.calloc().sType$Default().pSignalSemaphoreValues(n.signalValue);
-        n.submit = VkSubmitInfo.calloc().sType$Default().pNext(n.timeline.address()).pCommandBuffers(n.commandBuffers)
-                .pSignalSemaphores(n.signalSemaphore);
-        n.waitInfo = VkSemaphoreWaitInfo.calloc().sType$Default().semaphoreCount(1).pSemaphores(n.signalSemaphore)
-                .pValues(n.waitValue);
+        n.submit = VkSubmitInfo.calloc().sType$Default().pCommandBuffers(n.commandBuffers);
+        n.timeline.attach(n.submit);
         track(n::destroy);
     }
 
@@ -450,7 +417,7 @@ public final class Sequence extends ManagedObject {
                     + " on (point " + point.value + "); its work completed before it closed: drop the wait");
         }
         manager.checkOwned(s);
-        if (point.value <= s.reachedValue) {
+        if (point.value <= s.reachedValue()) {
             return this;
         }
         for (int i = 0; i < pendingCount; i++) {
@@ -551,23 +518,17 @@ public final class Sequence extends ManagedObject {
             ops.get(i).preEval();
         }
         long value = submittedValue + 1;
-        natives.signalValue.put(0, value);
+        natives.timeline.signalNext(value);
         int deps = collectWaits();
         boolean submitted = false;
         try {
             if (deps == 0) {
-                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
-                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+                natives.timeline.clearWaits(natives.submit);
             } else {
-                ensureWaitCapacity(deps);
                 for (int i = 0; i < deps; i++) {
-                    natives.waitSemaphores.put(i, depSeqs[i].natives.semaphore);
-                    natives.waitValues.put(i, depValues[i]);
-                    natives.waitStages.put(i, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+                    depTimelines[i] = depSeqs[i].natives.timeline;
                 }
-                natives.submit.waitSemaphoreCount(deps).pWaitSemaphores(natives.waitSemaphores.limit(deps))
-                        .pWaitDstStageMask(natives.waitStages.limit(deps));
-                natives.timeline.waitSemaphoreValueCount(deps).pWaitSemaphoreValues(natives.waitValues.limit(deps));
+                natives.timeline.setWaits(natives.submit, depTimelines, depValues, deps);
             }
             submit();
             submitted = true;
@@ -575,10 +536,10 @@ public final class Sequence extends ManagedObject {
             for (int i = 0; i < deps; i++) {
                 depSeqs[i].unpin(this, submitted ? value : 0);
                 depSeqs[i] = null;
+                depTimelines[i] = null;
             }
             if (deps > 0) {
-                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
-                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+                natives.timeline.clearWaits(natives.submit);
             }
         }
         java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
@@ -602,7 +563,7 @@ public final class Sequence extends ManagedObject {
             for (int i = 0, m = waitFor.size(); i < m; i++) {
                 Sequence s = waitFor.get(i);
                 long v = s.submittedValue;
-                if (v > 0 && v > s.reachedValue) {
+                if (v > 0 && v > s.reachedValue()) {
                     if (!s.pin()) {
                         s.checkOpen();
                         throw new IllegalStateException(s + " is closing");
@@ -613,7 +574,7 @@ public final class Sequence extends ManagedObject {
             for (int i = 0; i < pendingCount; i++) {
                 Sequence s = pendingSeqs[i];
                 long v = pendingValues[i];
-                if (v > s.reachedValue && s.pin()) {
+                if (v > s.reachedValue() && s.pin()) {
                     n = addDep(n, s, v);
                 }
             }
@@ -638,26 +599,11 @@ public final class Sequence extends ManagedObject {
         if (n == depSeqs.length) {
             depSeqs = java.util.Arrays.copyOf(depSeqs, n * 2);
             depValues = java.util.Arrays.copyOf(depValues, n * 2);
+            depTimelines = new Timeline[n * 2];
         }
         depSeqs[n] = s;
         depValues[n] = v;
         return n + 1;
-    }
-
-    private void ensureWaitCapacity(int n) {
-        Natives x = natives;
-        if (x.waitSemaphores.capacity() < n) {
-            int cap = Math.max(n, x.waitSemaphores.capacity() * 2);
-            MemoryUtil.memFree(x.waitSemaphores);
-            MemoryUtil.memFree(x.waitValues);
-            MemoryUtil.memFree(x.waitStages);
-            x.waitSemaphores = MemoryUtil.memCallocLong(cap);
-            x.waitValues = MemoryUtil.memCallocLong(cap);
-            x.waitStages = MemoryUtil.memCallocInt(cap);
-        }
-        x.waitSemaphores.clear();
-        x.waitValues.clear();
-        x.waitStages.clear();
     }
 
     /** Pins this semaphore for a submission of another sequence that is about to wait on it; false once closing. */
@@ -698,7 +644,7 @@ public final class Sequence extends ManagedObject {
             int k = 0;
             for (int i = 0; i < waiterCount; i++) {
                 Sequence o = waiterSeqs[i];
-                if (!o.isClosed() && waiterValues[i] > o.reachedValue) {
+                if (!o.isClosed() && waiterValues[i] > o.reachedValue()) {
                     waiterSeqs[k] = o;
                     waiterValues[k++] = waiterValues[i];
                 }
@@ -716,26 +662,22 @@ public final class Sequence extends ManagedObject {
 
     /** Whether the semaphore reached {@code value}; a closed sequence has drained, so everything it submitted is. */
     boolean reached(long value) {
-        if (value <= reachedValue) {
+        if (value <= reachedValue()) {
             return true;
         }
         synchronized (this) {
-            if (isClosed()) {
-                return true;
-            }
-            check(vkGetSemaphoreCounterValue(natives.dev.handle(), natives.semaphore, natives.counter),
-                    "vkGetSemaphoreCounterValue");
-            long c = natives.counter.get(0);
-            if (c > reachedValue) {
-                reachedValue = c;
-            }
-            return c >= value;
+            return isClosed() || natives.timeline.reached(value);
         }
+    }
+
+    /** The highest value this sequence's semaphore is known to have reached; readable without the lock. */
+    private long reachedValue() {
+        return natives.timeline.reachedValue();
     }
 
     /** Waits at most {@code timeoutNanos} for {@code value}; true when reached (at once for a closed sequence). */
     boolean awaitValue(long value, long timeoutNanos) {
-        if (value <= reachedValue) {
+        if (value <= reachedValue()) {
             return true;
         }
         synchronized (this) {
@@ -776,7 +718,7 @@ public final class Sequence extends ManagedObject {
             return true;
         }
         long limit = timeout == null ? Long.MAX_VALUE : Math.max(0, timeout.toNanos());
-        if (submittedValue > reachedValue && !waitForValue(submittedValue, limit)) {
+        if (submittedValue > reachedValue() && !waitForValue(submittedValue, limit)) {
             return false;
         }
         lastDurationNanos = System.nanoTime() - submitNanos;
@@ -789,37 +731,8 @@ public final class Sequence extends ManagedObject {
     }
 
     private boolean waitForValue(long value, long timeoutNanos) {
-        long start = System.nanoTime();
-        VkDevice d = natives.dev.handle();
-        if (waitStrategy != WaitStrategy.BLOCK) {
-            // a reused sequence tends to take as long as last time: spin through that (within bounds), not block and
-            // pay a thread wake-up just before it completes
-            long hybrid = Math.clamp(lastDurationNanos + lastDurationNanos / 4 - (start - submitNanos), MIN_SPIN_NANOS,
-                    MAX_SPIN_NANOS);
-            long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, hybrid);
-            do {
-                check(vkGetSemaphoreCounterValue(d, natives.semaphore, natives.counter), "vkGetSemaphoreCounterValue");
-                long c = natives.counter.get(0);
-                if (c >= value) {
-                    if (c > reachedValue) {
-                        reachedValue = c;
-                    }
-                    return true;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - start < spin);
-        }
-        long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, timeoutNanos - (System.nanoTime() - start));
-        natives.waitValue.put(0, value);
-        int r = vkWaitSemaphores(d, natives.waitInfo, left);
-        if (r == VK_TIMEOUT) {
-            return false;
-        }
-        check(r, "vkWaitSemaphores");
-        if (value > reachedValue) {
-            reachedValue = value;
-        }
-        return true;
+        long spin = WaitPolicy.spinNanos(waitStrategy, timeoutNanos, lastDurationNanos, System.nanoTime() - submitNanos);
+        return natives.timeline.await(value, timeoutNanos, spin);
     }
 
     private void checkNotRunning(String what) {
