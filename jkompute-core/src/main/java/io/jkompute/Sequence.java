@@ -6,6 +6,7 @@ import static org.lwjgl.vulkan.VK10.*;
 import static org.lwjgl.vulkan.VK12.*;
 
 import io.jkompute.internal.Timeline;
+import io.jkompute.internal.TimelineWaits;
 import io.jkompute.internal.VulkanDevice;
 import io.jkompute.internal.WaitPolicy;
 import java.nio.LongBuffer;
@@ -55,13 +56,9 @@ public final class Sequence extends ManagedObject {
     private long lastDurationNanos;
     private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
     /** Points the next submission waits for ({@link #nextWaitsFor}): one entry per sequence, the highest value. */
-    private Sequence[] pendingSeqs = new Sequence[4];
-    private long[] pendingValues = new long[4];
-    private int pendingCount;
+    private final TimelineWaits<Sequence> pending = new TimelineWaits<>();
     /** Scratch for the waits of one submission, kept so a submission allocates nothing. */
-    private Sequence[] depSeqs = new Sequence[4];
-    private long[] depValues = new long[4];
-    private Timeline[] depTimelines = new Timeline[4];
+    private final TimelineWaits<Sequence> deps = new TimelineWaits<>();
     /**
      * Guards {@link #pins}, {@link #closing} and the waiters. Not the sequence's monitor: a submission of another
      * sequence takes it while holding its own monitor, and two sequences may wait on each other.
@@ -71,9 +68,9 @@ public final class Sequence extends ManagedObject {
     private int pins;
     private boolean closing;
     /** Sequences with a submission that waits on this one's semaphore, and the value of theirs that does. */
-    private Sequence[] waiterSeqs = new Sequence[4];
-    private long[] waiterValues = new long[4];
-    private int waiterCount;
+    private final TimelineWaits<Sequence> waiters = new TimelineWaits<>();
+    /** A waiter still to drain: its sequence is open and the waiting submission not known complete. */
+    private static final TimelineWaits.Live<Sequence> WAITING = (o, v) -> !o.isClosed() && v > o.reachedValue();
 
     /**
      * A point on a sequence's timeline: the completion of one of its submissions. Returned by {@link #point()} and by
@@ -390,8 +387,7 @@ public final class Sequence extends ManagedObject {
     /** Drops every {@link #waitFor} dependency, and the {@link #nextWaitsFor} points not yet used. */
     public synchronized Sequence clearWaits() {
         waitFor.clear();
-        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
-        pendingCount = 0;
+        pending.clear();
         return this;
     }
 
@@ -420,18 +416,7 @@ public final class Sequence extends ManagedObject {
         if (point.value <= s.reachedValue()) {
             return this;
         }
-        for (int i = 0; i < pendingCount; i++) {
-            if (pendingSeqs[i] == s) {
-                pendingValues[i] = Math.max(pendingValues[i], point.value);
-                return this;
-            }
-        }
-        if (pendingCount == pendingSeqs.length) {
-            pendingSeqs = java.util.Arrays.copyOf(pendingSeqs, pendingCount * 2);
-            pendingValues = java.util.Arrays.copyOf(pendingValues, pendingCount * 2);
-        }
-        pendingSeqs[pendingCount] = s;
-        pendingValues[pendingCount++] = point.value;
+        pending.add(s, point.value, null);
         return this;
     }
 
@@ -519,31 +504,30 @@ public final class Sequence extends ManagedObject {
         }
         long value = submittedValue + 1;
         natives.timeline.signalNext(value);
-        int deps = collectWaits();
+        int n = collectWaits();
         boolean submitted = false;
         try {
-            if (deps == 0) {
+            if (n == 0) {
                 natives.timeline.clearWaits(natives.submit);
             } else {
-                for (int i = 0; i < deps; i++) {
-                    depTimelines[i] = depSeqs[i].natives.timeline;
+                natives.timeline.reserveWaits(n);
+                for (int i = 0; i < n; i++) {
+                    natives.timeline.setWait(i, deps.owner(i).natives.timeline, deps.value(i));
                 }
-                natives.timeline.setWaits(natives.submit, depTimelines, depValues, deps);
+                natives.timeline.applyWaits(natives.submit, n);
             }
             submit();
             submitted = true;
         } finally {
-            for (int i = 0; i < deps; i++) {
-                depSeqs[i].unpin(this, submitted ? value : 0);
-                depSeqs[i] = null;
-                depTimelines[i] = null;
+            for (int i = 0; i < n; i++) {
+                deps.owner(i).unpin(this, submitted ? value : 0);
             }
-            if (deps > 0) {
+            deps.clear();
+            if (n > 0) {
                 natives.timeline.clearWaits(natives.submit);
             }
         }
-        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
-        pendingCount = 0;
+        pending.clear();
         submittedValue = value;
         submitNanos = System.nanoTime();
         running = true;
@@ -552,13 +536,12 @@ public final class Sequence extends ManagedObject {
     }
 
     /**
-     * Fills depSeqs/depValues with the semaphores the next submission waits on (the {@link #waitFor} sequences'
+     * Fills {@link #deps} with the semaphores the next submission waits on (the {@link #waitFor} sequences'
      * latest submissions and the {@link #nextWaitsFor} points not yet reached), each pinned so it cannot be destroyed
      * before the submission is made; returns how many. A pending point whose sequence closed meanwhile is dropped:
      * closing waited for its work.
      */
     private int collectWaits() {
-        int n = 0;
         try {
             for (int i = 0, m = waitFor.size(); i < m; i++) {
                 Sequence s = waitFor.get(i);
@@ -568,42 +551,30 @@ public final class Sequence extends ManagedObject {
                         s.checkOpen();
                         throw new IllegalStateException(s + " is closing");
                     }
-                    n = addDep(n, s, v);
+                    addDep(s, v);
                 }
             }
-            for (int i = 0; i < pendingCount; i++) {
-                Sequence s = pendingSeqs[i];
-                long v = pendingValues[i];
+            for (int i = 0, m = pending.size(); i < m; i++) {
+                Sequence s = pending.owner(i);
+                long v = pending.value(i);
                 if (v > s.reachedValue() && s.pin()) {
-                    n = addDep(n, s, v);
+                    addDep(s, v);
                 }
             }
         } catch (RuntimeException e) {
-            for (int i = 0; i < n; i++) {
-                depSeqs[i].unpin(this, 0);
-                depSeqs[i] = null;
+            for (int i = 0, m = deps.size(); i < m; i++) {
+                deps.owner(i).unpin(this, 0);
             }
+            deps.clear();
             throw e;
         }
-        return n;
+        return deps.size();
     }
 
-    private int addDep(int n, Sequence s, long v) {
-        for (int i = 0; i < n; i++) {
-            if (depSeqs[i] == s) {
-                depValues[i] = Math.max(depValues[i], v);
-                s.unpin(this, 0);   // pinned once already for this submission
-                return n;
-            }
+    private void addDep(Sequence s, long v) {
+        if (!deps.add(s, v, null)) {
+            s.unpin(this, 0);   // pinned once already for this submission
         }
-        if (n == depSeqs.length) {
-            depSeqs = java.util.Arrays.copyOf(depSeqs, n * 2);
-            depValues = java.util.Arrays.copyOf(depValues, n * 2);
-            depTimelines = new Timeline[n * 2];
-        }
-        depSeqs[n] = s;
-        depValues[n] = v;
-        return n + 1;
     }
 
     /** Pins this semaphore for a submission of another sequence that is about to wait on it; false once closing. */
@@ -633,31 +604,8 @@ public final class Sequence extends ManagedObject {
     }
 
     private void addWaiter(Sequence w, long v) {
-        for (int i = 0; i < waiterCount; i++) {
-            if (waiterSeqs[i] == w) {
-                waiterValues[i] = Math.max(waiterValues[i], v);
-                return;
-            }
-        }
-        if (waiterCount == waiterSeqs.length) {
-            // drop waiters that closed (they drained themselves) or whose waiting submission completed
-            int k = 0;
-            for (int i = 0; i < waiterCount; i++) {
-                Sequence o = waiterSeqs[i];
-                if (!o.isClosed() && waiterValues[i] > o.reachedValue()) {
-                    waiterSeqs[k] = o;
-                    waiterValues[k++] = waiterValues[i];
-                }
-            }
-            java.util.Arrays.fill(waiterSeqs, k, waiterCount, null);
-            waiterCount = k;
-            if (waiterCount == waiterSeqs.length) {
-                waiterSeqs = java.util.Arrays.copyOf(waiterSeqs, waiterCount * 2);
-                waiterValues = java.util.Arrays.copyOf(waiterValues, waiterCount * 2);
-            }
-        }
-        waiterSeqs[waiterCount] = w;
-        waiterValues[waiterCount++] = v;
+        // when full, first drop waiters that closed (they drained themselves) or whose waiting submission completed
+        waiters.add(w, v, WAITING);
     }
 
     /** Whether the semaphore reached {@code value}; a closed sequence has drained, so everything it submitted is. */
@@ -843,11 +791,14 @@ public final class Sequence extends ManagedObject {
                     interrupted = true;
                 }
             }
-            n = waiterCount;
-            ws = java.util.Arrays.copyOf(waiterSeqs, n);
-            vs = java.util.Arrays.copyOf(waiterValues, n);
-            java.util.Arrays.fill(waiterSeqs, null);
-            waiterCount = 0;
+            n = waiters.size();
+            ws = new Sequence[n];
+            vs = new long[n];
+            for (int i = 0; i < n; i++) {
+                ws[i] = waiters.owner(i);
+                vs[i] = waiters.value(i);
+            }
+            waiters.clear();
         }
         for (int i = 0; i < n; i++) {
             try {

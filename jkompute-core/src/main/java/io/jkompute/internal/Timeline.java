@@ -83,11 +83,8 @@ public final class Timeline {
         signalValue.put(0, value);
     }
 
-    /**
-     * Makes {@code submit} wait on the GPU for each of {@code deps[i]} to reach {@code values[i]}, for
-     * {@code i < n}; {@link #clearWaits} afterwards.
-     */
-    public void setWaits(VkSubmitInfo submit, Timeline[] deps, long[] values, int n) {
+    /** Makes room for {@code n} waits of the next submission; then {@link #setWait} each and {@link #applyWaits}. */
+    public void reserveWaits(int n) {
         if (waitSemaphores.capacity() < n) {
             int cap = Math.max(n, waitSemaphores.capacity() * 2);
             MemoryUtil.memFree(waitSemaphores);
@@ -100,11 +97,17 @@ public final class Timeline {
         waitSemaphores.clear();
         waitValues.clear();
         waitStages.clear();
-        for (int i = 0; i < n; i++) {
-            waitSemaphores.put(i, deps[i].semaphore);
-            waitValues.put(i, values[i]);
-            waitStages.put(i, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
-        }
+    }
+
+    /** The next submission's {@code i}-th wait: on the GPU, until {@code dep} reaches {@code value}. */
+    public void setWait(int i, Timeline dep, long value) {
+        waitSemaphores.put(i, dep.semaphore);
+        waitValues.put(i, value);
+        waitStages.put(i, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+    }
+
+    /** Makes {@code submit} wait for the first {@code n} waits set; {@link #clearWaits} after submitting. */
+    public void applyWaits(VkSubmitInfo submit, int n) {
         submit.waitSemaphoreCount(n).pWaitSemaphores(waitSemaphores.limit(n)).pWaitDstStageMask(waitStages.limit(n));
         submitInfo.waitSemaphoreValueCount(n).pWaitSemaphoreValues(waitValues.limit(n));
     }
