@@ -50,6 +50,8 @@ public final class Manager implements AutoCloseable {
     private final VulkanDevice device;
     private final InitBatch initBatch;
     private final DeviceCopy deviceCopy;
+    /** Records and runs the tensors' own copies: a tensor is a data object and submits nothing itself. */
+    private final io.jkompute.internal.TensorTransfers transfers = new io.jkompute.internal.TensorTransfers(this);
     /**
      * Guards the three sets below. Not this Manager's monitor: {@link #sequence(String)} holds that while it makes a
      * sequence under the read side of {@link #submissions}, and a close queued on the write side would close a cycle.
@@ -596,6 +598,10 @@ public final class Manager implements AutoCloseable {
 
     DeviceCopy deviceCopy() {
         return deviceCopy;
+    }
+
+    io.jkompute.internal.TensorTransfers transfers() {
+        return transfers;
     }
 
     long nextId() {

@@ -5,7 +5,10 @@ import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.vulkan.VK10.*;
 import static org.lwjgl.vulkan.VK12.*;
 
+import io.jkompute.internal.Timeline;
+import io.jkompute.internal.TimelineWaits;
 import io.jkompute.internal.VulkanDevice;
+import io.jkompute.internal.WaitPolicy;
 import java.nio.LongBuffer;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -32,8 +35,6 @@ import org.lwjgl.vulkan.*;
  */
 public final class Sequence extends ManagedObject {
     private static final Logging.Log LOG = Logging.logger(Sequence.class);
-    private static final long MIN_SPIN_NANOS = 200_000;
-    private static final long MAX_SPIN_NANOS = 2_000_000;
 
     private final VulkanDevice.Queue queue;
     private final int queueIndex;
@@ -54,15 +55,10 @@ public final class Sequence extends ManagedObject {
     /** How long the last evaluation took from submit to completion; HYBRID spins a little longer than that. */
     private long lastDurationNanos;
     private WaitStrategy waitStrategy = WaitStrategy.HYBRID;
-    /** The highest value this sequence's semaphore is known to have reached: saves a driver call per check. */
-    private volatile long reachedValue;
     /** Points the next submission waits for ({@link #nextWaitsFor}): one entry per sequence, the highest value. */
-    private Sequence[] pendingSeqs = new Sequence[4];
-    private long[] pendingValues = new long[4];
-    private int pendingCount;
+    private final TimelineWaits<Sequence> pending = new TimelineWaits<>();
     /** Scratch for the waits of one submission, kept so a submission allocates nothing. */
-    private Sequence[] depSeqs = new Sequence[4];
-    private long[] depValues = new long[4];
+    private final TimelineWaits<Sequence> deps = new TimelineWaits<>();
     /**
      * Guards {@link #pins}, {@link #closing} and the waiters. Not the sequence's monitor: a submission of another
      * sequence takes it while holding its own monitor, and two sequences may wait on each other.
@@ -72,9 +68,9 @@ public final class Sequence extends ManagedObject {
     private int pins;
     private boolean closing;
     /** Sequences with a submission that waits on this one's semaphore, and the value of theirs that does. */
-    private Sequence[] waiterSeqs = new Sequence[4];
-    private long[] waiterValues = new long[4];
-    private int waiterCount;
+    private final TimelineWaits<Sequence> waiters = new TimelineWaits<>();
+    /** A waiter still to drain: its sequence is open and the waiting submission not known complete. */
+    private static final TimelineWaits.Live<Sequence> WAITING = (o, v) -> !o.isClosed() && v > o.reachedValue();
 
     /**
      * A point on a sequence's timeline: the completion of one of its submissions. Returned by {@link #point()} and by
@@ -134,20 +130,11 @@ public final class Sequence extends ManagedObject {
         final VulkanDevice dev;
         long pool;
         VkCommandBuffer cmd;
-        long semaphore;
+        /** The semaphore this sequence's submissions signal, and the waits on others' (see {@link Timeline}). */
+        Timeline timeline;
         long queryPool;
         VkSubmitInfo submit;
-        VkTimelineSemaphoreSubmitInfo timeline;
-        LongBuffer signalValue;
-        LongBuffer signalSemaphore;
         PointerBuffer commandBuffers;
-        LongBuffer counter;
-        VkSemaphoreWaitInfo waitInfo;
-        LongBuffer waitValue;
-        /** A submission's wait semaphores, values and stages; grown when a submission waits on more. */
-        LongBuffer waitSemaphores;
-        LongBuffer waitValues;
-        java.nio.IntBuffer waitStages;
 
         Natives(VulkanDevice dev) {
             this.dev = dev;
@@ -156,21 +143,12 @@ public final class Sequence extends ManagedObject {
         void destroy() {
             VkDevice d = dev.handle();
             if (queryPool != 0) vkDestroyQueryPool(d, queryPool, null);
-            if (semaphore != 0) vkDestroySemaphore(d, semaphore, null);
+            if (timeline != null) timeline.destroy();
             if (pool != 0) vkDestroyCommandPool(d, pool, null);
-            queryPool = semaphore = pool = 0;
+            queryPool = pool = 0;
             if (submit != null) {
                 submit.free();
-                timeline.free();
-                MemoryUtil.memFree(signalValue);
-                MemoryUtil.memFree(signalSemaphore);
                 MemoryUtil.memFree(commandBuffers);
-                MemoryUtil.memFree(counter);
-                waitInfo.free();
-                MemoryUtil.memFree(waitValue);
-                MemoryUtil.memFree(waitSemaphores);
-                MemoryUtil.memFree(waitValues);
-                MemoryUtil.memFree(waitStages);
                 submit = null;
             }
         }
@@ -206,11 +184,7 @@ public final class Sequence extends ManagedObject {
             check(vkAllocateCommandBuffers(d, VkCommandBufferAllocateInfo.calloc(stack).sType$Default().commandPool(n.pool)
                     .level(VK_COMMAND_BUFFER_LEVEL_PRIMARY).commandBufferCount(1), pp), "vkAllocateCommandBuffers");
             n.cmd = new VkCommandBuffer(pp.get(0), d);
-            VkSemaphoreTypeCreateInfo type = VkSemaphoreTypeCreateInfo.calloc(stack).sType$Default()
-                    .semaphoreType(VK_SEMAPHORE_TYPE_TIMELINE).initialValue(0);
-            check(vkCreateSemaphore(d, VkSemaphoreCreateInfo.calloc(stack).sType$Default().pNext(type), null, lp),
-                    "vkCreateSemaphore");
-            n.semaphore = lp.get(0);
+            n.timeline = new Timeline(d);
             if (timestampCapacity > 0) {
                 check(vkCreateQueryPool(d, VkQueryPoolCreateInfo.calloc(stack).sType$Default().queryType(VK_QUERY_TYPE_TIMESTAMP)
                         .queryCount(timestampCapacity), null, lp), "vkCreateQueryPool");
@@ -220,19 +194,9 @@ public final class Sequence extends ManagedObject {
             n.destroy();
             throw e;
         }
-        n.signalValue = MemoryUtil.memCallocLong(1);
-        n.signalSemaphore = MemoryUtil.memAllocLong(1).put(0, n.semaphore);
         n.commandBuffers = MemoryUtil.memAllocPointer(1).put(0, n.cmd);
-        n.counter = MemoryUtil.memCallocLong(1);
-        n.waitValue = MemoryUtil.memCallocLong(1);
-        n.waitSemaphores = MemoryUtil.memCallocLong(4);
-        n.waitValues = MemoryUtil.memCallocLong(4);
-        n.waitStages = MemoryUtil.memCallocInt(4);
-        n.timeline = VkTimelineSemaphoreSubmitInfo.calloc().sType$Default().pSignalSemaphoreValues(n.signalValue);
-        n.submit = VkSubmitInfo.calloc().sType$Default().pNext(n.timeline.address()).pCommandBuffers(n.commandBuffers)
-                .pSignalSemaphores(n.signalSemaphore);
-        n.waitInfo = VkSemaphoreWaitInfo.calloc().sType$Default().semaphoreCount(1).pSemaphores(n.signalSemaphore)
-                .pValues(n.waitValue);
+        n.submit = VkSubmitInfo.calloc().sType$Default().pCommandBuffers(n.commandBuffers);
+        n.timeline.attach(n.submit);
         track(n::destroy);
     }
 
@@ -423,8 +387,7 @@ public final class Sequence extends ManagedObject {
     /** Drops every {@link #waitFor} dependency, and the {@link #nextWaitsFor} points not yet used. */
     public synchronized Sequence clearWaits() {
         waitFor.clear();
-        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
-        pendingCount = 0;
+        pending.clear();
         return this;
     }
 
@@ -450,21 +413,10 @@ public final class Sequence extends ManagedObject {
                     + " on (point " + point.value + "); its work completed before it closed: drop the wait");
         }
         manager.checkOwned(s);
-        if (point.value <= s.reachedValue) {
+        if (point.value <= s.reachedValue()) {
             return this;
         }
-        for (int i = 0; i < pendingCount; i++) {
-            if (pendingSeqs[i] == s) {
-                pendingValues[i] = Math.max(pendingValues[i], point.value);
-                return this;
-            }
-        }
-        if (pendingCount == pendingSeqs.length) {
-            pendingSeqs = java.util.Arrays.copyOf(pendingSeqs, pendingCount * 2);
-            pendingValues = java.util.Arrays.copyOf(pendingValues, pendingCount * 2);
-        }
-        pendingSeqs[pendingCount] = s;
-        pendingValues[pendingCount++] = point.value;
+        pending.add(s, point.value, null);
         return this;
     }
 
@@ -551,38 +503,31 @@ public final class Sequence extends ManagedObject {
             ops.get(i).preEval();
         }
         long value = submittedValue + 1;
-        natives.signalValue.put(0, value);
-        int deps = collectWaits();
+        natives.timeline.signalNext(value);
+        int n = collectWaits();
         boolean submitted = false;
         try {
-            if (deps == 0) {
-                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
-                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+            if (n == 0) {
+                natives.timeline.clearWaits(natives.submit);
             } else {
-                ensureWaitCapacity(deps);
-                for (int i = 0; i < deps; i++) {
-                    natives.waitSemaphores.put(i, depSeqs[i].natives.semaphore);
-                    natives.waitValues.put(i, depValues[i]);
-                    natives.waitStages.put(i, VK_PIPELINE_STAGE_ALL_COMMANDS_BIT);
+                natives.timeline.reserveWaits(n);
+                for (int i = 0; i < n; i++) {
+                    natives.timeline.setWait(i, deps.owner(i).natives.timeline, deps.value(i));
                 }
-                natives.submit.waitSemaphoreCount(deps).pWaitSemaphores(natives.waitSemaphores.limit(deps))
-                        .pWaitDstStageMask(natives.waitStages.limit(deps));
-                natives.timeline.waitSemaphoreValueCount(deps).pWaitSemaphoreValues(natives.waitValues.limit(deps));
+                natives.timeline.applyWaits(natives.submit, n);
             }
             submit();
             submitted = true;
         } finally {
-            for (int i = 0; i < deps; i++) {
-                depSeqs[i].unpin(this, submitted ? value : 0);
-                depSeqs[i] = null;
+            for (int i = 0; i < n; i++) {
+                deps.owner(i).unpin(this, submitted ? value : 0);
             }
-            if (deps > 0) {
-                natives.submit.waitSemaphoreCount(0).pWaitSemaphores(null).pWaitDstStageMask(null);
-                natives.timeline.waitSemaphoreValueCount(0).pWaitSemaphoreValues(null);
+            deps.clear();
+            if (n > 0) {
+                natives.timeline.clearWaits(natives.submit);
             }
         }
-        java.util.Arrays.fill(pendingSeqs, 0, pendingCount, null);
-        pendingCount = 0;
+        pending.clear();
         submittedValue = value;
         submitNanos = System.nanoTime();
         running = true;
@@ -591,73 +536,45 @@ public final class Sequence extends ManagedObject {
     }
 
     /**
-     * Fills depSeqs/depValues with the semaphores the next submission waits on (the {@link #waitFor} sequences'
+     * Fills {@link #deps} with the semaphores the next submission waits on (the {@link #waitFor} sequences'
      * latest submissions and the {@link #nextWaitsFor} points not yet reached), each pinned so it cannot be destroyed
      * before the submission is made; returns how many. A pending point whose sequence closed meanwhile is dropped:
      * closing waited for its work.
      */
     private int collectWaits() {
-        int n = 0;
         try {
             for (int i = 0, m = waitFor.size(); i < m; i++) {
                 Sequence s = waitFor.get(i);
                 long v = s.submittedValue;
-                if (v > 0 && v > s.reachedValue) {
+                if (v > 0 && v > s.reachedValue()) {
                     if (!s.pin()) {
                         s.checkOpen();
                         throw new IllegalStateException(s + " is closing");
                     }
-                    n = addDep(n, s, v);
+                    addDep(s, v);
                 }
             }
-            for (int i = 0; i < pendingCount; i++) {
-                Sequence s = pendingSeqs[i];
-                long v = pendingValues[i];
-                if (v > s.reachedValue && s.pin()) {
-                    n = addDep(n, s, v);
+            for (int i = 0, m = pending.size(); i < m; i++) {
+                Sequence s = pending.owner(i);
+                long v = pending.value(i);
+                if (v > s.reachedValue() && s.pin()) {
+                    addDep(s, v);
                 }
             }
         } catch (RuntimeException e) {
-            for (int i = 0; i < n; i++) {
-                depSeqs[i].unpin(this, 0);
-                depSeqs[i] = null;
+            for (int i = 0, m = deps.size(); i < m; i++) {
+                deps.owner(i).unpin(this, 0);
             }
+            deps.clear();
             throw e;
         }
-        return n;
+        return deps.size();
     }
 
-    private int addDep(int n, Sequence s, long v) {
-        for (int i = 0; i < n; i++) {
-            if (depSeqs[i] == s) {
-                depValues[i] = Math.max(depValues[i], v);
-                s.unpin(this, 0);   // pinned once already for this submission
-                return n;
-            }
+    private void addDep(Sequence s, long v) {
+        if (!deps.add(s, v, null)) {
+            s.unpin(this, 0);   // pinned once already for this submission
         }
-        if (n == depSeqs.length) {
-            depSeqs = java.util.Arrays.copyOf(depSeqs, n * 2);
-            depValues = java.util.Arrays.copyOf(depValues, n * 2);
-        }
-        depSeqs[n] = s;
-        depValues[n] = v;
-        return n + 1;
-    }
-
-    private void ensureWaitCapacity(int n) {
-        Natives x = natives;
-        if (x.waitSemaphores.capacity() < n) {
-            int cap = Math.max(n, x.waitSemaphores.capacity() * 2);
-            MemoryUtil.memFree(x.waitSemaphores);
-            MemoryUtil.memFree(x.waitValues);
-            MemoryUtil.memFree(x.waitStages);
-            x.waitSemaphores = MemoryUtil.memCallocLong(cap);
-            x.waitValues = MemoryUtil.memCallocLong(cap);
-            x.waitStages = MemoryUtil.memCallocInt(cap);
-        }
-        x.waitSemaphores.clear();
-        x.waitValues.clear();
-        x.waitStages.clear();
     }
 
     /** Pins this semaphore for a submission of another sequence that is about to wait on it; false once closing. */
@@ -687,55 +604,28 @@ public final class Sequence extends ManagedObject {
     }
 
     private void addWaiter(Sequence w, long v) {
-        for (int i = 0; i < waiterCount; i++) {
-            if (waiterSeqs[i] == w) {
-                waiterValues[i] = Math.max(waiterValues[i], v);
-                return;
-            }
-        }
-        if (waiterCount == waiterSeqs.length) {
-            // drop waiters that closed (they drained themselves) or whose waiting submission completed
-            int k = 0;
-            for (int i = 0; i < waiterCount; i++) {
-                Sequence o = waiterSeqs[i];
-                if (!o.isClosed() && waiterValues[i] > o.reachedValue) {
-                    waiterSeqs[k] = o;
-                    waiterValues[k++] = waiterValues[i];
-                }
-            }
-            java.util.Arrays.fill(waiterSeqs, k, waiterCount, null);
-            waiterCount = k;
-            if (waiterCount == waiterSeqs.length) {
-                waiterSeqs = java.util.Arrays.copyOf(waiterSeqs, waiterCount * 2);
-                waiterValues = java.util.Arrays.copyOf(waiterValues, waiterCount * 2);
-            }
-        }
-        waiterSeqs[waiterCount] = w;
-        waiterValues[waiterCount++] = v;
+        // when full, first drop waiters that closed (they drained themselves) or whose waiting submission completed
+        waiters.add(w, v, WAITING);
     }
 
     /** Whether the semaphore reached {@code value}; a closed sequence has drained, so everything it submitted is. */
     boolean reached(long value) {
-        if (value <= reachedValue) {
+        if (value <= reachedValue()) {
             return true;
         }
         synchronized (this) {
-            if (isClosed()) {
-                return true;
-            }
-            check(vkGetSemaphoreCounterValue(natives.dev.handle(), natives.semaphore, natives.counter),
-                    "vkGetSemaphoreCounterValue");
-            long c = natives.counter.get(0);
-            if (c > reachedValue) {
-                reachedValue = c;
-            }
-            return c >= value;
+            return isClosed() || natives.timeline.reached(value);
         }
+    }
+
+    /** The highest value this sequence's semaphore is known to have reached; readable without the lock. */
+    private long reachedValue() {
+        return natives.timeline.reachedValue();
     }
 
     /** Waits at most {@code timeoutNanos} for {@code value}; true when reached (at once for a closed sequence). */
     boolean awaitValue(long value, long timeoutNanos) {
-        if (value <= reachedValue) {
+        if (value <= reachedValue()) {
             return true;
         }
         synchronized (this) {
@@ -776,7 +666,7 @@ public final class Sequence extends ManagedObject {
             return true;
         }
         long limit = timeout == null ? Long.MAX_VALUE : Math.max(0, timeout.toNanos());
-        if (submittedValue > reachedValue && !waitForValue(submittedValue, limit)) {
+        if (submittedValue > reachedValue() && !waitForValue(submittedValue, limit)) {
             return false;
         }
         lastDurationNanos = System.nanoTime() - submitNanos;
@@ -789,37 +679,8 @@ public final class Sequence extends ManagedObject {
     }
 
     private boolean waitForValue(long value, long timeoutNanos) {
-        long start = System.nanoTime();
-        VkDevice d = natives.dev.handle();
-        if (waitStrategy != WaitStrategy.BLOCK) {
-            // a reused sequence tends to take as long as last time: spin through that (within bounds), not block and
-            // pay a thread wake-up just before it completes
-            long hybrid = Math.clamp(lastDurationNanos + lastDurationNanos / 4 - (start - submitNanos), MIN_SPIN_NANOS,
-                    MAX_SPIN_NANOS);
-            long spin = waitStrategy == WaitStrategy.SPIN ? timeoutNanos : Math.min(timeoutNanos, hybrid);
-            do {
-                check(vkGetSemaphoreCounterValue(d, natives.semaphore, natives.counter), "vkGetSemaphoreCounterValue");
-                long c = natives.counter.get(0);
-                if (c >= value) {
-                    if (c > reachedValue) {
-                        reachedValue = c;
-                    }
-                    return true;
-                }
-                Thread.onSpinWait();
-            } while (System.nanoTime() - start < spin);
-        }
-        long left = timeoutNanos == Long.MAX_VALUE ? Long.MAX_VALUE : Math.max(0, timeoutNanos - (System.nanoTime() - start));
-        natives.waitValue.put(0, value);
-        int r = vkWaitSemaphores(d, natives.waitInfo, left);
-        if (r == VK_TIMEOUT) {
-            return false;
-        }
-        check(r, "vkWaitSemaphores");
-        if (value > reachedValue) {
-            reachedValue = value;
-        }
-        return true;
+        long spin = WaitPolicy.spinNanos(waitStrategy, timeoutNanos, lastDurationNanos, System.nanoTime() - submitNanos);
+        return natives.timeline.await(value, timeoutNanos, spin);
     }
 
     private void checkNotRunning(String what) {
@@ -930,11 +791,14 @@ public final class Sequence extends ManagedObject {
                     interrupted = true;
                 }
             }
-            n = waiterCount;
-            ws = java.util.Arrays.copyOf(waiterSeqs, n);
-            vs = java.util.Arrays.copyOf(waiterValues, n);
-            java.util.Arrays.fill(waiterSeqs, null);
-            waiterCount = 0;
+            n = waiters.size();
+            ws = new Sequence[n];
+            vs = new long[n];
+            for (int i = 0; i < n; i++) {
+                ws[i] = waiters.owner(i);
+                vs[i] = waiters.value(i);
+            }
+            waiters.clear();
         }
         for (int i = 0; i < n; i++) {
             try {

@@ -5,6 +5,7 @@ import static org.lwjgl.system.MemoryStack.stackPush;
 import static org.lwjgl.util.vma.Vma.*;
 import static org.lwjgl.vulkan.VK10.*;
 
+import io.jkompute.internal.TensorTransfers;
 import io.jkompute.internal.VulkanDevice;
 import java.lang.foreign.MemorySegment;
 import java.nio.LongBuffer;
@@ -29,8 +30,8 @@ public final class Tensor extends Memory {
     /** Dedicated exportable memory, or 0 when VMA sub-allocated the buffer. */
     private final long exportableMemory;
     private final long exportableSize;
-    private Sequence toDevice;
-    private Sequence toHost;
+    /** Where the Manager keeps this tensor's recorded-once copies (see {@link TensorTransfers}). */
+    private final TensorTransfers.Slot transfers = new TensorTransfers.Slot();
 
     Tensor(Manager manager, DataType dataType, int elementSize, long[] shape, MemoryType memoryType, MemorySegment init) {
         this(manager, dataType, elementSize, shape, memoryType, init, false);
@@ -210,25 +211,21 @@ public final class Tensor extends Memory {
     }
 
     /**
-     * Copies the host view to the GPU now and waits: an {@link OpSyncDevice} recorded once into a sequence this tensor
-     * keeps, so calling it per frame costs one submit, not a recording. Nothing to do for other than DEVICE memory.
+     * Copies the host view to the GPU now and waits: an {@link OpSyncDevice} that the Manager records once for this
+     * tensor, so calling it per frame costs one submit, not a recording. Nothing to do for other than DEVICE memory.
      */
     public void syncDevice() {
-        synchronized (this) {
-            syncDeviceAsync();
-            if (toDevice != null) {
-                toDevice.evalAwait();
-            }
+        checkOpen();
+        if (memoryType == MemoryType.DEVICE) {
+            manager.transfers().toDevice(this, transfers);
         }
     }
 
     /** Copies the GPU data to the host view now and waits; like {@link #syncDevice()}, recorded once. */
     public void syncLocal() {
-        synchronized (this) {
-            syncLocalAsync(Sequence.Point.REACHED);
-            if (toHost != null) {
-                toHost.evalAwait();
-            }
+        checkOpen();
+        if (memoryType == MemoryType.DEVICE) {
+            manager.transfers().toHost(this, transfers);
         }
     }
 
@@ -247,15 +244,7 @@ public final class Tensor extends Memory {
         if (memoryType != MemoryType.DEVICE) {
             return Sequence.Point.REACHED;
         }
-        synchronized (this) {
-            if (toDevice == null) {
-                toDevice = manager.sequence().record(new OpSyncDevice(this));
-            } else if (toDevice.isRunning()) {
-                toDevice.evalAwait();
-            }
-            toDevice.evalAsync();
-            return toDevice.point();
-        }
+        return manager.transfers().toDeviceAsync(this, transfers);
     }
 
     /** {@link #syncLocalAsync(Sequence.Point)} after nothing more than this queue's earlier work. */
@@ -276,15 +265,7 @@ public final class Tensor extends Memory {
             after.await();
             return Sequence.Point.REACHED;
         }
-        synchronized (this) {
-            if (toHost == null) {
-                toHost = manager.sequence().record(new OpSyncLocal(this));
-            } else if (toHost.isRunning()) {
-                toHost.evalAwait();
-            }
-            toHost.nextWaitsFor(after).evalAsync();
-            return toHost.point();
-        }
+        return manager.transfers().toHostAsync(this, transfers, after);
     }
 
     /**
@@ -292,24 +273,13 @@ public final class Tensor extends Memory {
      * the host may read and write {@link #data()} freely.
      */
     public void awaitSyncs() {
-        synchronized (this) {
-            if (toDevice != null && toDevice.isRunning()) {
-                toDevice.evalAwait();
-            }
-            if (toHost != null && toHost.isRunning()) {
-                toHost.evalAwait();
-            }
-        }
+        manager.transfers().await(transfers);
     }
 
-    /** Closes the sequences the syncs kept (after their copies finished), then the tensor. */
+    /** Frees the copies the Manager recorded for this tensor (after they finished), then the tensor. */
     @Override
     public void close() {
-        synchronized (this) {
-            if (toDevice != null) toDevice.close();
-            if (toHost != null) toHost.close();
-            toDevice = toHost = null;
-        }
+        manager.transfers().release(transfers);
         super.close();
     }
 
