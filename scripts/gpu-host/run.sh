@@ -5,6 +5,8 @@
 #                   the host's python3, with its numpy, CuPy and PyTorch)
 #   run.sh stop [N] N times each (3): SIGINT and SIGTERM during `jkompute bench` and during `jkompute run
 #                   apps/gpu-pipeline.yaml` with 100,000 frames; each must exit 130/143 with no hs_err file
+#   run.sh bench    the cuda and graph suites of `jkompute bench` (CuPy and PyTorch in the same run, from the host's
+#                   python3) and NetBenchmark (raw Aeron UDP and IPC loops against jkompute's links), under 9 minutes
 #   run.sh soaks    the Manager soak (3,000 cycles), the GXF CUDA extension soak (5,000 cycles) and 1,000,000 Python
 #                   ticks with CUDA device tensors, each in its own JVM
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
@@ -63,6 +65,17 @@ stop)
     done
   done
   echo "stop: $(grep -c '^ok' "$OUT/stop.txt") ok, $(grep -c '^FAILED' "$OUT/stop.txt") failed" | tee -a "$OUT/stop.txt" ;;
+bench)
+  export JKOMPUTE_PYTHON=${JKOMPUTE_PYTHON:-python3}
+  for suite in cuda graph; do
+    timeout -s KILL "${BENCH_TIMEOUT:-200}" $J -cp "$CP" io.jkompute.cli.Main bench --suite $suite \
+        --markdown "$OUT/$suite-bench.md" > "$OUT/$suite-bench.txt" 2>&1
+    echo "$suite bench exit: $?" | tee -a "$OUT/$suite-bench.txt"
+  done
+  timeout -s KILL "${NETBENCH_TIMEOUT:-170}" $J -cp "$CP" io.jkompute.net.bench.NetBenchmark ${NETBENCH_ARGS:-} \
+      > "$OUT/netbench.txt" 2>&1
+  echo "netbench exit: $?" | tee -a "$OUT/netbench.txt"
+  grep -hE '×|ratio|goal' "$OUT"/*-bench.md | head -40 ;;
 soaks)
   { timeout -s KILL 150 $J -Xlog:disable -cp "$CP" io.jkompute.examples.ManagerSoak "${2:-3000}" 300; echo "manager soak exit: $?"
     timeout -s KILL 150 $J -Xlog:disable -cp "$CP" io.jkompute.examples.CudaGraphSoak "${3:-5000}"; echo "cuda graph soak exit: $?"
