@@ -1,10 +1,16 @@
 # CuPy and PyTorch over a CUDA tensor of a jkompute pool: the pointer each library sees, written in place.
+import ctypes
+
 import numpy as np
 
 from gxf.core import MessageEntity
-from gxf.cuda import CudaStreamPool
+from gxf.cuda import CudaStreamPool, as_cupy
 from gxf.python_codelet import CodeletAdapter
 from gxf.std import Allocator, MemoryStorageType, PrimitiveType, Shape, Tensor, TensorDescription, Transmitter
+
+
+ctypes.pythonapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
+ctypes.pythonapi.PyCapsule_GetPointer.argtypes = [ctypes.py_object, ctypes.c_char_p]
 
 
 class CudaCheck(CodeletAdapter):
@@ -19,6 +25,7 @@ class CudaCheck(CodeletAdapter):
         self.host_pool = Allocator.get(self.context(), self.cid(), p["host_pool"])
         self.streams = CudaStreamPool.get(self.context(), self.cid(), p["stream_pool"])
         _, s = self.streams.allocate_stream()
+        self.gxf_stream = s
         self.stream = cupy.cuda.ExternalStream(s.ptr)
         self.torch = None
         if p.get("torch", False):
@@ -34,6 +41,13 @@ class CudaCheck(CodeletAdapter):
         t.reshape(TensorDescription("device", MemoryStorageType.kDevice, Shape([256]), PrimitiveType.kFloat32, 4),
                   self.device_pool)
         address = t.__cuda_array_interface__["data"][0]
+        # as_cupy: the tensor's own pointer, the same cached array for the same block; get_tensor_info as GXF's
+        v = as_cupy(t, self.gxf_stream)
+        assert v.data.ptr == address and v.shape == (256,) and v.dtype == np.float32, (v.data.ptr, address)
+        assert as_cupy((t,), self.gxf_stream)[0] is v, "as_cupy rebuilt the array of the same block"
+        capsule, size, dtype, rank, dims, strides = t.get_tensor_info()
+        assert ctypes.pythonapi.PyCapsule_GetPointer(capsule, None) == address, "get_tensor_info pointer"
+        assert (size, dtype, rank, dims, strides) == (1024, np.dtype("float32"), 1, [256], [4]), t.get_tensor_info()
         with self.stream:
             c = cupy.asarray(t)
             c.fill(self.n)

@@ -17,12 +17,16 @@ class TensorTx(CodeletAdapter):
     def tick(self):
         msg = MessageEntity(self.context())
         t = Tensor.add_to_entity(msg, "values")
+        # as GXF's StreamGenerator.py: reshaping an allocated tensor gives its memory back (the pool has 8 blocks)
+        for _ in range(10):
+            t.reshape_custom([4], PrimitiveType.kInt8, 1, None, MemoryStorageType.kHost, self.pool)
         t.reshape(TensorDescription("values", MemoryStorageType.kHost, Shape([2, 3]), PrimitiveType.kFloat32, 4),
                   self.pool)
         view = t.memoryview()
         assert view.format == "f" and view.shape == (2, 3), (view.format, view.shape)
         for i in range(6):
             view[i // 3, i % 3] = self.n + 0.5 * i
+        assert len(Tensor.find_all_from_entity(msg)) == 1, Tensor.find_all_from_entity(msg)
         self.tx.publish(msg, 100 + self.n)
         self.n += 1
 
@@ -47,6 +51,11 @@ class TensorDoubler(CodeletAdapter):
         flat = values.memoryview().cast("B").cast("f")
         for i in range(len(flat)):
             flat[i] += 1.0
+        try:
+            values.reshape_custom([6], PrimitiveType.kFloat32, 4, None, MemoryStorageType.kHost, self.pool)
+            raise Exception("a received tensor was reallocated")
+        except ValueError:
+            pass
         doubled = Tensor.add_to_entity(msg, "doubled")
         doubled.reshape_custom([6], PrimitiveType.kInt32, 4, None, MemoryStorageType.kHost, self.pool)
         dst = doubled.memoryview()

@@ -119,6 +119,41 @@ public final class Message {
         return m;
     }
 
+    /**
+     * Puts {@code replacement} where {@code old} (found by identity) is, under the same name, and closes {@code old}
+     * if it is AutoCloseable: GXF's reshape of an already allocated tensor, whose old memory is given back.
+     *
+     * @throws IllegalArgumentException if {@code old} is not a component of this message
+     */
+    public Message replace(Object old, Object replacement) {
+        Objects.requireNonNull(replacement, "replacement");
+        checkLive();
+        boolean found = false;
+        synchronized (state) {
+            for (int i = 0; i < state.size; i++) {
+                if (state.slots[2 * i + 1] == old) {
+                    state.slots[2 * i + 1] = replacement;
+                    found = true;
+                    break;
+                }
+            }
+        }
+        if (!found) {
+            throw new IllegalArgumentException(old + " is not a component of this message");
+        }
+        if (replacement instanceof AutoCloseable && cleanable == null) {
+            cleanable = CLEANER.register(this, state);
+        }
+        if (old instanceof AutoCloseable c) {
+            try {
+                c.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("closing the replaced component failed", e);
+            }
+        }
+        return this;
+    }
+
     /** Adds a named component (a tensor, a Timestamp, any object); names may repeat, as in GXF. */
     public Message add(String name, Object component) {
         Objects.requireNonNull(name, "name");

@@ -27,6 +27,25 @@ class MessageAndJavaApiTest {
     }
 
     @Test
+    void replaceGivesTheOldComponentsMemoryBackAndKeepsItsName() {
+        try (Graph g = graphWithPool(2)) {
+            BlockMemoryPool pool = g.component("mem/pool", BlockMemoryPool.class);
+            HostTensor first = HostTensor.allocate(pool, DataType.FLOAT32, 16);
+            Message m = Message.create().add("t", first);
+            HostTensor second = HostTensor.allocate(pool, DataType.INT32, 4);
+            assertEquals(0, pool.freeBlocks());
+            m.replace(first, second);
+            assertEquals(1, pool.freeBlocks(), "the replaced tensor's block is back");
+            assertSame(second, m.get(GraphTensor.class, "t"));
+            assertEquals(List.of("t"), m.names());
+            IllegalArgumentException e = assertThrows(IllegalArgumentException.class, () -> m.replace(first, second));
+            assertTrue(e.getMessage().contains("is not a component"), e.getMessage());
+            m.release();
+            assertEquals(2, pool.freeBlocks());
+        }
+    }
+
+    @Test
     void blocksReturnWhenTheLastReferenceGoes() {
         try (Graph g = graphWithPool(2)) {
             BlockMemoryPool pool = g.component("mem/pool", BlockMemoryPool.class);

@@ -75,6 +75,10 @@ final class NativeModule {
             this.n = n;
         }
 
+        int count() {
+            return (int) n;
+        }
+
         MemorySegment o(int k) {
             if (k >= n) {
                 throw new IllegalArgumentException("missing argument " + (k + 1));
@@ -266,6 +270,14 @@ final class NativeModule {
         // tensors
         f.put("tensors", a -> handles(a.h(0, Message.class).findAll(GraphTensor.class)));
         f.put("tensor", a -> handle(a.h(0, Message.class).get(GraphTensor.class, a.s(1))));
+        f.put("tensor_with_info", a -> {
+            // Tensor.get_from_entity in one call: the named (or, for "", the first) tensor's handle and its
+            // description, so a codelet reading shape, type or pointer makes no further call
+            Message m = a.h(0, Message.class);
+            String name = a.s(1);
+            GraphTensor t = name.isEmpty() ? first(m) : m.get(GraphTensor.class, name);
+            return t == null ? null : handleWithInfo(t);
+        });
         f.put("add_tensor", a -> {
             Message m = a.h(0, Message.class);
             Allocator alloc = a.h(2, Allocator.class);
@@ -277,33 +289,35 @@ final class NativeModule {
                 case "device" -> GraphTensor.allocate(alloc, StorageType.DEVICE, type, shape);
                 default -> throw new IllegalArgumentException("storage must be host, system or device");
             };
-            m.add(a.s(1), t);
-            return handle(t);
-        });
-        f.put("tensor_info", a -> {
-            // address, bytes, type, shape, strides, storage, memory kind (host / cuda / vulkan), device, CUstream
-            GraphTensor t = a.h(0, GraphTensor.class);
-            long address = 0;
-            long bytes = 0;
-            String kind = "host";
-            long device = 0;
-            long stream = 0;
-            if (t instanceof HostTensor h) {
-                address = h.data().address();
-                bytes = h.data().byteSize();
-            } else if (t instanceof CudaDeviceTensor c) {
-                kind = "cuda";
-                address = c.pointer();
-                bytes = c.byteSize();
-                device = c.device();
-                stream = c.streamHandle();
-            } else if (t.storage() == StorageType.DEVICE) {
-                kind = "vulkan";
+            long previous = a.i(6);
+            if (previous == 0) {
+                m.add(a.s(1), t);
+            } else {
+                // GXF's reshape of an allocated tensor: the new memory takes the old one's place, which goes back
+                m.replace(a.h(6, GraphTensor.class), t);
             }
-            String storage = t.storage() == StorageType.DEVICE ? "device"
-                    : t.storage() == StorageType.HOST ? "host" : "system";
-            return py(List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage, kind, device,
-                    stream));
+            // the new tensor's description comes back with its handle: reshape is one call
+            return handleWithInfo(t);
+        });
+        f.put("tensor_info", a -> py(info(a.h(0, GraphTensor.class))));
+        f.put("cuda_use", a -> {
+            // a CUDA tensor about to be used on the stream of a CudaStreamPool (by cid): work another stream
+            // queued on it is finished first, and the stream is recorded on the tensor, so that its pool block is
+            // not reused (nor read downstream) before that stream's work has run. As CudaScale.java does per frame.
+            // (stream cid, tensor handle, tensor handle, ...): the tensors a kernel launch uses, in one call
+            CudaStreamId id = CudaStreamId.forCid(a.i(0));
+            if (id == null) {
+                throw new IllegalArgumentException("no live CUDA stream with cid " + a.i(0)
+                        + " (allocate_stream() gives one)");
+            }
+            for (int k = 1; k < a.count(); k++) {
+                CudaDeviceTensor t = a.h(k, CudaDeviceTensor.class);
+                if (t.stream() != null && t.stream() != id.stream()) {
+                    t.synchronize();
+                }
+                t.setStream(id.stream());
+            }
+            return null;
         });
         f.put("cuda_synchronize", a -> {
             a.h(0, CudaDeviceTensor.class).synchronize();
@@ -432,6 +446,40 @@ final class NativeModule {
             };
         });
         return f;
+    }
+
+    /** address, bytes, type, shape, strides, storage, memory kind (host / cuda / vulkan), device, CUstream. */
+    private static List<Object> info(GraphTensor t) {
+        long address = 0;
+        long bytes = 0;
+        String kind = "host";
+        long device = 0;
+        long stream = 0;
+        if (t instanceof HostTensor h) {
+            address = h.data().address();
+            bytes = h.data().byteSize();
+        } else if (t instanceof CudaDeviceTensor c) {
+            kind = "cuda";
+            address = c.pointer();
+            bytes = c.byteSize();
+            device = c.device();
+            stream = c.streamHandle();
+        } else if (t.storage() == StorageType.DEVICE) {
+            kind = "vulkan";
+        }
+        String storage = t.storage() == StorageType.DEVICE ? "device"
+                : t.storage() == StorageType.HOST ? "host" : "system";
+        return List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage, kind, device, stream);
+    }
+
+    /** (handle, info) of a tensor. */
+    private static MemorySegment handleWithInfo(GraphTensor t) {
+        return py(List.of(Handles.put(t), info(t)));
+    }
+
+    private static GraphTensor first(Message m) {
+        List<GraphTensor> all = m.findAll(GraphTensor.class);
+        return all.isEmpty() ? null : all.get(0);
     }
 
     private static <T> T as(Object o, Class<T> type) {

@@ -44,19 +44,19 @@ def _deleter(managed):
 
 _CAPSULE_DESTRUCTOR = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 _pyapi = ctypes.pythonapi
-_pyapi.PyCapsule_New.restype = ctypes.py_object
-_pyapi.PyCapsule_New.argtypes = [ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR]
-_pyapi.PyCapsule_IsValid.restype = ctypes.c_int
-_pyapi.PyCapsule_IsValid.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
-_pyapi.PyCapsule_GetPointer.restype = ctypes.c_void_p
-_pyapi.PyCapsule_GetPointer.argtypes = [ctypes.c_void_p, ctypes.c_char_p]
+# prototypes of our own, not ctypes.pythonapi's shared attributes: codelets set those (GXF's VerifyEqual.py sets
+# PyCapsule_GetPointer's argtypes to py_object), which must not change how these are called
+_new = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, _CAPSULE_DESTRUCTOR)(
+    ("PyCapsule_New", _pyapi))
+_is_valid = ctypes.PYFUNCTYPE(ctypes.c_int, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_IsValid", _pyapi))
+_pointer_of = ctypes.PYFUNCTYPE(ctypes.c_void_p, ctypes.c_void_p, ctypes.c_char_p)(("PyCapsule_GetPointer", _pyapi))
 
 
 @_CAPSULE_DESTRUCTOR
 def _capsule_destructor(capsule):
     # still named "dltensor": never consumed, so the producer deletes (DLPack's rule)
-    if _pyapi.PyCapsule_IsValid(capsule, b"dltensor"):
-        address = _pyapi.PyCapsule_GetPointer(capsule, b"dltensor")
+    if _is_valid(capsule, b"dltensor"):
+        address = _pointer_of(capsule, b"dltensor")
         _LIVE.pop(address, None)
 
 
@@ -78,7 +78,7 @@ def capsule(owner, address, dtype, shape, strides, device_type=KDLCPU, device_id
     m.manager_ctx = None
     m.deleter = _deleter
     _LIVE[ctypes.addressof(m)] = (m, shape_arr, strides_arr, owner)
-    return _pyapi.PyCapsule_New(ctypes.addressof(m), b"dltensor", _capsule_destructor)
+    return _new(ctypes.addressof(m), b"dltensor", _capsule_destructor)
 
 
 # the same C functions taking the capsule as an object (the destructor above gets a bare address)

@@ -9,6 +9,7 @@ from gxf.core import Entity
 _release = _jkompute.release
 _receive = _jkompute.receive
 _publish = _jkompute.publish
+_tensor_with_info = _jkompute.tensor_with_info
 
 
 class _Context:
@@ -308,13 +309,13 @@ class Tensor:
     @staticmethod
     def get_from_entity(message, name=None):
         """The first tensor named so (or the first tensor at all without a name), or None."""
-        if name is None:
-            hs = _jkompute.tensors(message._h)
-            for h in hs[1:]:
-                _release(h)
-            return Tensor(message._ctx, hs[0], message) if hs else None
-        h = _jkompute.tensor(message._h, name)
-        return Tensor(message._ctx, h, message, name) if h else None
+        # one call gives the handle and the description (shape, type, pointer): the per-frame path of a codelet
+        found = _tensor_with_info(message._h, "" if name is None else name)
+        if found is None:
+            return None
+        t = Tensor(message._ctx, found[0], message, name)
+        t._info = found[1]
+        return t
 
     @staticmethod
     def find_all_from_entity(message):
@@ -331,7 +332,9 @@ class Tensor:
                                  "the pool with that message); publish the received message itself, or add "
                                  "Tensor.as_tensor(np.asarray(tensor).copy())")
             return Tensor._add_array(message, t._array, name or "")
-        return Tensor(message._ctx, 0, message, tensor_or_name)
+        t = Tensor(message._ctx, 0, message, tensor_or_name)
+        t._added = True  # this codelet's own tensor: reshape may reallocate it
+        return t
 
     @staticmethod
     def _add_array(message, array, name):
@@ -409,19 +412,24 @@ class Tensor:
 
     def reshape_custom(self, shape, element_type, bytes_per_element, strides, storage_type, allocator):
         """Allocates dense memory of the shape and type from the allocator (bytes_per_element and strides follow
-        from the type; jkompute tensors allocated here are always dense)."""
+        from the type; jkompute tensors allocated here are always dense). On an allocated tensor of this message,
+        as in GXF, the new memory replaces the old, which goes back to its allocator."""
         if self._msg is None:
             raise ValueError("only a tensor from Tensor.add_to_entity(msg, name) can be allocated")
-        if self._h:
-            raise ValueError("tensor '%s' is already allocated" % self._name)
+        previous = self._h
+        if previous and not getattr(self, "_added", False):
+            raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
+                             "it); add a tensor to a new message" % (self._name or ""))
         dims = ",".join(str(int(d)) for d in shape)
         try:
-            self._h = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type), dims,
-                                           _storage(storage_type))
+            h, self._info = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
+                                                 dims, _storage(storage_type), previous)
         except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line
             raise RuntimeError(e.args[0]) from None
-        self._info = None
+        self._h = h
+        if previous:
+            _release(previous)
         return self
 
     # ---- description ---------------------------------------------------------------------------------------
@@ -523,9 +531,15 @@ class Tensor:
         return bytes(self.to_host().memoryview().cast("B"))
 
     def get_tensor_info(self):
-        """(data address, byte size, element type label, rank, dims, byte strides) of a host tensor."""
-        info = self._host()
-        return (info[0], self.size(), info[2], len(info[3]), list(info[3]), list(info[4]))
+        """As GXF's binding: (data pointer as a PyCapsule without a name, byte size, numpy dtype, rank, dims, byte
+        strides), for host and CUDA tensors. The pointer is ctypes.pythonapi.PyCapsule_GetPointer(capsule, None)
+        (GXF's VerifyEqual.py builds a CuPy array from it); the dtype is the element type's label where numpy is
+        not installed."""
+        info = self._i()
+        if info[6] == "vulkan":
+            raise ValueError("Vulkan device tensors are not mapped into the process; call to_host()")
+        return (_pointer_capsule(info[0]), self.size(), _dtype(info[2]), len(info[3]), list(info[3]),
+                list(info[4]))
 
     @property
     def __array_interface__(self):
@@ -582,3 +596,25 @@ def _Memory(owner, address, nbytes):
     raw = _buffer_type(nbytes).from_address(address)
     raw._owner = owner
     return raw
+
+
+_new_capsule = None
+
+
+def _pointer_capsule(address):
+    """A PyCapsule named NULL over address, as pybind11 casts a void*."""
+    global _new_capsule
+    if _new_capsule is None:
+        import ctypes
+        # a prototype of our own: ctypes.pythonapi's shared attributes are the codelets' to configure
+        _new_capsule = ctypes.PYFUNCTYPE(ctypes.py_object, ctypes.c_void_p, ctypes.c_char_p, ctypes.c_void_p)(
+            ("PyCapsule_New", ctypes.pythonapi))
+    return _new_capsule(address, None, None)
+
+
+def _dtype(label):
+    try:
+        import numpy
+    except ImportError:
+        return label
+    return numpy.dtype(label)
