@@ -206,6 +206,24 @@ final class NativeModule {
             Handles.release(a.i(0));
             return null;
         });
+        f.put("release_all", a -> {
+            // the handles Python objects dropped during one tick, in one call at its end (see gxf.core.batched):
+            // every one is released even if one fails, and the first failure is reported
+            RuntimeException first = null;
+            for (int k = 0; k < a.count(); k++) {
+                try {
+                    Handles.release(a.i(k));
+                } catch (RuntimeException e) {
+                    if (first == null) {
+                        first = e;
+                    }
+                }
+            }
+            if (first != null) {
+                throw first;
+            }
+            return null;
+        });
         f.put("lookup", a -> handle(a.h(0, PyContext.class).lookup(a.i(1), a.s(2), a.s(3))));
         f.put("path", a -> py(a.h(0, Component.class).path()));
         f.put("type_name", a -> py(a.h(0, Component.class).getClass().getSimpleName()));

@@ -4,7 +4,7 @@ import enum
 import functools
 
 import _jkompute
-from gxf.core import Entity
+from gxf.core import Entity, _drop, _flush, _pending
 
 _release = _jkompute.release
 _receive = _jkompute.receive
@@ -277,6 +277,20 @@ class TensorDescription:
         self.strides = strides
 
 
+# the dims argument of add_tensor by shape: a codelet allocates the same shape frame after frame
+_DIMS_TEXT = {}
+
+
+def _dims_text(shape):
+    key = tuple(shape._dims) if type(shape) is Shape else tuple(shape)
+    text = _DIMS_TEXT.get(key)
+    if text is None:
+        text = ",".join(str(int(d)) for d in key)
+        if len(_DIMS_TEXT) < 256:
+            _DIMS_TEXT[key] = text
+    return text
+
+
 def _label(element_type):
     return element_type.value if isinstance(element_type, PrimitiveType) else PrimitiveType(element_type).value
 
@@ -302,7 +316,7 @@ class Tensor:
         h = self._h
         if h:
             self._h = 0
-            _release(h)
+            _drop(h)
 
     # ---- finding and adding --------------------------------------------------------------------------------
 
@@ -420,7 +434,9 @@ class Tensor:
         if previous and not getattr(self, "_added", False):
             raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
                              "it); add a tensor to a new message" % (self._name or ""))
-        dims = ",".join(str(int(d)) for d in shape)
+        if _pending:
+            _flush()  # blocks this tick dropped go back before it asks for another
+        dims = _dims_text(shape)
         try:
             h, self._info = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
                                                  dims, _storage(storage_type), previous)
