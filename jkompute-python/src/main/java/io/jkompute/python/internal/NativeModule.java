@@ -256,6 +256,17 @@ final class NativeModule {
         // messages and queues
         f.put("new_message", a -> handle(Message.create()));
         f.put("receive", a -> handle(a.h(0, Receiver.class).receive()));
+        f.put("receive_ts", a -> {
+            // the per-frame path: the message and its timestamp in one call, (handle, acqtime, pubtime), or
+            // (handle) when it has none; None when the queue is empty
+            Message m = a.h(0, Receiver.class).receive();
+            if (m == null) {
+                return null;
+            }
+            Timestamp t = m.timestamp();
+            long h = Handles.put(m);
+            return py(t == null ? new long[] {h} : new long[] {h, t.acqtime(), t.pubtime()});
+        });
         f.put("publish", a -> {
             a.h(0, Transmitter.class).publish(a.h(1, Message.class), a.i(2));
             return null;

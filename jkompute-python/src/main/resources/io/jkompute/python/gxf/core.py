@@ -53,11 +53,14 @@ class Entity:
     """A message received or created in a tick. Its tensors and timestamp are read with gxf.std helpers
     (Tensor.get_from_entity, Timestamp.get_from_entity). Like a GXF entity handle it keeps the message alive: pooled
     memory goes back when the last Python reference (and the graph's) is gone."""
-    __slots__ = ("_ctx", "_h", "__weakref__")
+    # _ts: what the graph gave with the message at receive, (handle, acqtime, pubtime) or (handle) without a
+    # timestamp, so Timestamp.get_from_entity needs no call; None when not known (a new message, or after a change)
+    __slots__ = ("_ctx", "_h", "_ts", "__weakref__")
 
     def __init__(self, context, handle):
         self._ctx = context
         self._h = handle
+        self._ts = None
 
     def __del__(self):
         h = self._h

@@ -7,7 +7,7 @@ import _jkompute
 from gxf.core import Entity, _drop, _flush, _pending
 
 _release = _jkompute.release
-_receive = _jkompute.receive
+_receive_ts = _jkompute.receive_ts
 _publish = _jkompute.publish
 _tensor_with_info = _jkompute.tensor_with_info
 
@@ -90,8 +90,12 @@ class Receiver(_Queue):
 
     def receive(self):
         """The oldest message, or None when there is none (GXF returns a null entity; None is falsy)."""
-        h = _receive(self._h)
-        return Entity(self._ctx, h) if h else None
+        r = _receive_ts(self._h)
+        if r is None:
+            return None
+        e = Entity(self._ctx, r[0])
+        e._ts = r
+        return e
 
     def sync(self):
         _jkompute.sync(self._h)
@@ -104,6 +108,7 @@ class Transmitter(_Queue):
     def publish(self, message, acq_timestamp=0):
         """Publishes with a timestamp (acqtime as given, pubtime the graph clock's now). Failures raise."""
         _publish(self._h, message._h, acq_timestamp if type(acq_timestamp) is int else int(acq_timestamp))
+        message._ts = None  # publishing set a new timestamp
         return "GXF_SUCCESS"
 
 
@@ -191,12 +196,16 @@ class Timestamp(collections.namedtuple("Timestamp", ["acqtime", "pubtime"])):
 
     @staticmethod
     def get_from_entity(message, name=None):
+        r = getattr(message, "_ts", None)
+        if r is not None:
+            return Timestamp(r[1], r[2]) if len(r) == 3 else None
         t = _jkompute.timestamp(message._h)
         return None if t is None else Timestamp(t[0], t[1])
 
     @staticmethod
     def add_to_entity(message, acqtime, pubtime, name=None):
         _jkompute.set_timestamp(message._h, int(acqtime), int(pubtime))
+        message._ts = None
         return Timestamp(acqtime, pubtime)
 
 
