@@ -163,6 +163,59 @@ class ArrayMathGpuTest {
     }
 
     @Test
+    void rowReductionsAtEveryLengthAndKernelPath() {
+        // lengths around the warp width, the four-load unroll (4 x 32 x 4 floats), the 16-byte tail, the warp-per-row
+        // limit and beyond (a block per row); 37 rows is not a whole number of warps per block
+        int r = 37;
+        for (int c : new int[] {1, 3, 31, 32, 33, 127, 128, 129, 511, 513, 4096, 4099, 8192, 8193, 20011}) {
+            float[] m = new float[r * c];
+            int[] im = new int[r * c];
+            Random rnd = new Random(c);
+            for (int i = 0; i < m.length; i++) {
+                im[i] = rnd.nextInt(101) - 50; // small range: many ties, so argmax's first occurrence is tested
+                m[i] = im[i];
+            }
+            try (GpuArray a = GpuArray.toGpu(m, r, c); GpuArray ia = GpuArray.toGpu(im, r, c);
+                 GpuArray s = a.sum(-1); GpuArray is = ia.sum(-1); GpuArray mn = a.min(-1); GpuArray am = a.argmax(-1); GpuArray iam = ia.argmin(-1)) {
+                float[] gs = s.toFloatArray(), gmn = mn.toFloatArray();
+                long[] gis = is.toLongArray(), gam = am.toLongArray(), giam = iam.toLongArray();
+                for (int i = 0; i < r; i++) {
+                    long want = 0;
+                    int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
+                    long hiAt = -1, loAt = -1;
+                    for (int j = 0; j < c; j++) {
+                        int v = im[i * c + j];
+                        want += v;
+                        if (v > hi) { hi = v; hiAt = j; }
+                        if (v < lo) { lo = v; loAt = j; }
+                    }
+                    String at = c + " columns, row " + i;
+                    assertEquals(want, gs[i], 0, "float32 sum, " + at); // integers below 2^24: exact in any order
+                    assertEquals(want, gis[i], "int32 sum (int64), " + at);
+                    assertEquals(lo, gmn[i], 0, "min, " + at);
+                    assertEquals(hiAt, gam[i], "argmax, " + at);
+                    assertEquals(loAt, giam[i], "argmin, " + at);
+                }
+            }
+        }
+        // one long row split over a grid of blocks, and the same data as int32 (exact) and float64
+        int n = 3_000_017;
+        int[] im = new int[n];
+        Random rnd = new Random(5);
+        long want = 0;
+        for (int i = 0; i < n; i++) {
+            im[i] = rnd.nextInt(2001) - 1000;
+            want += im[i];
+        }
+        try (GpuArray ia = GpuArray.toGpu(im, n); GpuArray is = ia.sum(); GpuArray da = ia.astype(DType.FLOAT64).eval(); GpuArray ds = da.sum();
+             GpuArray mx = ia.max()) {
+            assertEquals(want, is.item(), 0);
+            assertEquals(want, ds.item(), 0);
+            assertEquals(1000, mx.item(), 0);
+        }
+    }
+
+    @Test
     void reductionsAlongAnyAxes() {
         int r = 300, c = 257;
         float[] m = new float[r * c];
