@@ -164,13 +164,15 @@ class ArrayMathGpuTest {
 
     @Test
     void rowReductionsAtEveryLengthAndKernelPath() {
-        // lengths around the warp width, the four-load unroll (4 x 32 x 4 floats), the 16-byte tail, the warp-per-row
-        // limit and beyond (a block per row); 37 rows is not a whole number of warps per block
-        int r = 37;
-        for (int c : new int[] {1, 3, 31, 32, 33, 127, 128, 129, 511, 513, 4096, 4099, 8192, 8193, 20011}) {
+        // shapes whose rows take every path: lengths around the warp width, the four-load unroll (4 x 32 x 4
+        // floats), the 16-byte tail, the warp-per-row limit and beyond (a block per row); 37 rows take a block
+        // each, 2053 short rows a warp each (not a whole number of warps per block)
+        for (int[] rc : new int[][] {{37, 1}, {37, 33}, {37, 513}, {37, 4099}, {37, 20011}, {2053, 1}, {2053, 3}, {2053, 31}, {2053, 32},
+                {2053, 33}, {2053, 127}, {2053, 128}, {2053, 129}, {2053, 511}, {2053, 513}, {2053, 4096}, {2053, 4099}, {2053, 8192}, {2053, 8193}}) {
+            int r = rc[0], c = rc[1];
             float[] m = new float[r * c];
             int[] im = new int[r * c];
-            Random rnd = new Random(c);
+            Random rnd = new Random(r * 31L + c);
             for (int i = 0; i < m.length; i++) {
                 im[i] = rnd.nextInt(101) - 50; // small range: many ties, so argmax's first occurrence is tested
                 m[i] = im[i];
@@ -189,7 +191,7 @@ class ArrayMathGpuTest {
                         if (v > hi) { hi = v; hiAt = j; }
                         if (v < lo) { lo = v; loAt = j; }
                     }
-                    String at = c + " columns, row " + i;
+                    String at = r + " x " + c + ", row " + i;
                     assertEquals(want, gs[i], 0, "float32 sum, " + at); // integers below 2^24: exact in any order
                     assertEquals(want, gis[i], "int32 sum (int64), " + at);
                     assertEquals(lo, gmn[i], 0, "min, " + at);

@@ -11,7 +11,7 @@ import java.util.List;
  * <ul>
  * <li>rows: the reduced elements are contiguous (stride 1), so a block reduces a row (or a slice of one) with
  * 16-byte loads where aligned, four of them in flight per thread into independent accumulators (order-free
- * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements) goes to one warp
+ * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
  * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM)
  * whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
  * timing);</li>
@@ -48,17 +48,20 @@ public final class ReductionKernel {
         }
 
         /**
-         * Short contiguous rows (up to {@value #WARP_ROW_MAX} elements, one split each) are reduced one row per
-         * warp: a block-wide combine (two barriers, shared memory) per short row costs more than reading it.
-         * Derived from fields the key names, so the key still identifies the kernel.
+         * Many short contiguous rows (at least {@value #WARP_ROW_MIN_ROWS} rows of up to {@value #WARP_ROW_MAX}
+         * elements, one split each) are reduced one row per warp: a block-wide combine (two barriers, shared memory)
+         * per short row costs more than reading it. Fewer rows keep a block each, so that enough reads are in
+         * flight to fill the memory system. Derived from fields the key names, so the key still identifies the kernel.
          */
         public boolean warpRows() {
-            return rows && splits == 1 && redShape.length <= 1 && k <= WARP_ROW_MAX;
+            return rows && splits == 1 && redShape.length <= 1 && k <= WARP_ROW_MAX && m >= WARP_ROW_MIN_ROWS;
         }
     }
 
     /** Longest row reduced by one warp; longer rows get a block (or several) each. */
     public static final long WARP_ROW_MAX = 8192;
+    /** Fewest rows reduced one per warp: 2048 warps with four 16-byte loads per lane in flight is 4 MiB of reads. */
+    public static final long WARP_ROW_MIN_ROWS = 2048;
     /** Rows of pass 1 per block in the warp-per-row kernel. */
     public static final int WARPS = BLOCK / 32;
     /**

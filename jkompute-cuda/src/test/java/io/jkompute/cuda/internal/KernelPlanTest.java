@@ -62,8 +62,9 @@ class KernelPlanTest {
         assertTrue(rows.rows());
         assertEquals(1000, rows.m());
         assertEquals(500, rows.k());
-        // short rows go one per warp; long ones one per block
-        assertTrue(rows.warpRows());
+        // many short rows go one per warp; few rows, or long ones, one per block
+        assertFalse(rows.warpRows());
+        assertTrue(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(ReductionKernel.WARP_ROW_MIN_ROWS, 500), new int[] {1}, false, 0, 132).warpRows());
         ReductionKernel.Plan longRows = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(2000, ReductionKernel.WARP_ROW_MAX + 1), new int[] {1}, false, 0, 132);
         assertTrue(longRows.rows());
         assertEquals(1, longRows.splits());
