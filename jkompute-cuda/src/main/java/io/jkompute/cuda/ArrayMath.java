@@ -45,7 +45,10 @@ final class ArrayMath {
 
     private static void launch1(Kernel k, ReductionKernel.Plan p, GpuArray a, GpuArray out, long part, long idx, double scale, Stream stream) {
         Dim3 grid, block = Dim3.of(ReductionKernel.BLOCK);
-        if (p.rows()) {
+        if (p.warpRows()) {
+            // one warp per row, ReductionKernel.WARPS rows per block
+            grid = Dim3.of(1, (int) Math.min((p.m() + ReductionKernel.WARPS - 1) / ReductionKernel.WARPS, 65535));
+        } else if (p.rows()) {
             grid = Dim3.of(p.splits(), (int) Math.min(p.m(), 65535));
         } else {
             long bx = Math.min((p.m() + ReductionKernel.BLOCK - 1) / ReductionKernel.BLOCK, 65535L * 16);

@@ -163,6 +163,61 @@ class ArrayMathGpuTest {
     }
 
     @Test
+    void rowReductionsAtEveryLengthAndKernelPath() {
+        // shapes whose rows take every path: lengths around the warp width, the four-load unroll (4 x 32 x 4
+        // floats), the 16-byte tail, the warp-per-row limit and beyond (a block per row); 37 rows take a block
+        // each, 2053 short rows a warp each (not a whole number of warps per block)
+        for (int[] rc : new int[][] {{37, 1}, {37, 33}, {37, 513}, {37, 4099}, {37, 20011}, {2053, 1}, {2053, 3}, {2053, 31}, {2053, 32},
+                {2053, 33}, {2053, 127}, {2053, 128}, {2053, 129}, {2053, 511}, {2053, 513}, {2053, 4096}, {2053, 4099}, {2053, 8192}, {2053, 8193}}) {
+            int r = rc[0], c = rc[1];
+            float[] m = new float[r * c];
+            int[] im = new int[r * c];
+            Random rnd = new Random(r * 31L + c);
+            for (int i = 0; i < m.length; i++) {
+                im[i] = rnd.nextInt(101) - 50; // small range: many ties, so argmax's first occurrence is tested
+                m[i] = im[i];
+            }
+            try (GpuArray a = GpuArray.toGpu(m, r, c); GpuArray ia = GpuArray.toGpu(im, r, c);
+                 GpuArray s = a.sum(-1); GpuArray is = ia.sum(-1); GpuArray mn = a.min(-1); GpuArray am = a.argmax(-1); GpuArray iam = ia.argmin(-1)) {
+                float[] gs = s.toFloatArray(), gmn = mn.toFloatArray();
+                long[] gis = is.toLongArray(), gam = am.toLongArray(), giam = iam.toLongArray();
+                for (int i = 0; i < r; i++) {
+                    long want = 0;
+                    int lo = Integer.MAX_VALUE, hi = Integer.MIN_VALUE;
+                    long hiAt = -1, loAt = -1;
+                    for (int j = 0; j < c; j++) {
+                        int v = im[i * c + j];
+                        want += v;
+                        if (v > hi) { hi = v; hiAt = j; }
+                        if (v < lo) { lo = v; loAt = j; }
+                    }
+                    String at = r + " x " + c + ", row " + i;
+                    assertEquals(want, gs[i], 0, "float32 sum, " + at); // integers below 2^24: exact in any order
+                    assertEquals(want, gis[i], "int32 sum (int64), " + at);
+                    assertEquals(lo, gmn[i], 0, "min, " + at);
+                    assertEquals(hiAt, gam[i], "argmax, " + at);
+                    assertEquals(loAt, giam[i], "argmin, " + at);
+                }
+            }
+        }
+        // one long row split over a grid of blocks, and the same data as int32 (exact) and float64
+        int n = 3_000_017;
+        int[] im = new int[n];
+        Random rnd = new Random(5);
+        long want = 0;
+        for (int i = 0; i < n; i++) {
+            im[i] = rnd.nextInt(2001) - 1000;
+            want += im[i];
+        }
+        try (GpuArray ia = GpuArray.toGpu(im, n); GpuArray is = ia.sum(); GpuArray da = ia.astype(DType.FLOAT64).eval(); GpuArray ds = da.sum();
+             GpuArray mx = ia.max()) {
+            assertEquals(want, is.item(), 0);
+            assertEquals(want, ds.item(), 0);
+            assertEquals(1000, mx.item(), 0);
+        }
+    }
+
+    @Test
     void reductionsAlongAnyAxes() {
         int r = 300, c = 257;
         float[] m = new float[r * c];

@@ -79,16 +79,15 @@ public final class AsyncQueues implements Example {
     /** Runs the three sequences; returns c = work(seedA) ^ work(seedB). */
     public static int[] compute(Manager mgr, int rounds) {
         int q1 = mgr.queueCount() > 1 ? 1 : 0;
-        Tensor a = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.STORAGE);
-        Tensor b = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.STORAGE);
-        Tensor c = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.DEVICE);
         byte[] work = Shader.compile(WORK);
         Workgroup wg = Workgroup.covering(N, LOCAL);
-        Algorithm fillA = mgr.algorithm(List.of(a), work, wg, Constants.NONE, Constants.uints(0x1234, rounds));
-        Algorithm fillB = mgr.algorithm(List.of(b), work, wg, Constants.NONE, Constants.uints(0xBEEF, rounds));
-        Algorithm combine = mgr.algorithm(List.of(a, b, c), Shader.compile(COMBINE), wg);
-
-        try (Sequence sa = mgr.sequence(0);
+        try (Tensor a = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.STORAGE);
+                Tensor b = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.STORAGE);
+                Tensor c = mgr.tensor(io.jkompute.DataType.UINT32, new long[] {N}, MemoryType.DEVICE);
+                Algorithm fillA = mgr.algorithm(List.of(a), work, wg, Constants.NONE, Constants.uints(0x1234, rounds));
+                Algorithm fillB = mgr.algorithm(List.of(b), work, wg, Constants.NONE, Constants.uints(0xBEEF, rounds));
+                Algorithm combine = mgr.algorithm(List.of(a, b, c), Shader.compile(COMBINE), wg);
+                Sequence sa = mgr.sequence(0);
                 Sequence sb = mgr.sequence(q1);
                 Sequence sc = mgr.sequence(0)) {
             sa.record(new OpAlgoDispatch(fillA));
@@ -100,8 +99,8 @@ public final class AsyncQueues implements Example {
             sc.evalAwait();
             sa.evalAwait();
             sb.evalAwait();
+            return c.toIntArray();
         }
-        return c.toIntArray();
     }
 
     @Override

@@ -74,29 +74,31 @@ public final class LogisticRegression implements Example {
         List<Tensor> params = List.of(xI, xJ, y, wIn, wOutI, wOutJ, bIn, bOut, lOut, m);
 
         mgr.eval(new OpSyncDevice(params));
-        Algorithm algo = mgr.algorithm(params, Shader.compile(SHADER));
-        Sequence seq = mgr.sequence()
-                .record(new OpSyncDevice(wIn, bIn))
-                .record(new OpAlgoDispatch(algo))
-                .record(new OpSyncLocal(wOutI, wOutJ, bOut, lOut));
+        try (Algorithm algo = mgr.algorithm(params, Shader.compile(SHADER)); Sequence seq = mgr.sequence()) {
+            seq.record(new OpSyncDevice(wIn, bIn))
+                    .record(new OpAlgoDispatch(algo))
+                    .record(new OpSyncLocal(wOutI, wOutJ, bOut, lOut));
 
-        for (int it = 0; it < iterations; it++) {
-            seq.eval();
-            float[] w = wIn.toFloatArray();
-            float b = bIn.toFloatArray()[0];
-            float[] dwI = wOutI.toFloatArray();
-            float[] dwJ = wOutJ.toFloatArray();
-            float[] db = bOut.toFloatArray();
-            for (int j = 0; j < db.length; j++) {
-                w[0] -= learningRate * dwI[j];
-                w[1] -= learningRate * dwJ[j];
-                b -= learningRate * db[j];
+            for (int it = 0; it < iterations; it++) {
+                seq.eval();
+                float[] w = wIn.toFloatArray();
+                float b = bIn.toFloatArray()[0];
+                float[] dwI = wOutI.toFloatArray();
+                float[] dwJ = wOutJ.toFloatArray();
+                float[] db = bOut.toFloatArray();
+                for (int j = 0; j < db.length; j++) {
+                    w[0] -= learningRate * dwI[j];
+                    w[1] -= learningRate * dwJ[j];
+                    b -= learningRate * db[j];
+                }
+                wIn.setData(w);
+                bIn.setData(new float[] {b});
             }
-            wIn.setData(w);
-            bIn.setData(new float[] {b});
+            float[] w = wIn.toFloatArray();
+            return new Result(w[0], w[1], bIn.toFloatArray()[0]);
+        } finally {
+            params.forEach(Tensor::close);
         }
-        float[] w = wIn.toFloatArray();
-        return new Result(w[0], w[1], bIn.toFloatArray()[0]);
     }
 
     @Override

@@ -10,8 +10,11 @@ import java.util.List;
  * reduced axes are each merged where contiguous; then one of two kernels:
  * <ul>
  * <li>rows: the reduced elements are contiguous (stride 1), so a block reduces a row (or a slice of one) with
- * 16-byte loads where aligned, then a warp-shuffle tree; a long row is split over many blocks whose partial
- * results a second small kernel combines (two passes, no atomics, so results do not depend on timing);</li>
+ * 16-byte loads where aligned, four of them in flight per thread into independent accumulators (order-free
+ * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
+ * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM)
+ * whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
+ * timing);</li>
  * <li>columns: the reduced elements are strided (e.g. axis 0 of a C array), so a thread reduces one output
  * element and neighbouring threads read neighbouring memory; long columns are split the same way.</li>
  * </ul>
@@ -43,7 +46,30 @@ public final class ReductionKernel {
         public boolean arg() {
             return op == Op.ARGMIN || op == Op.ARGMAX;
         }
+
+        /**
+         * Many short contiguous rows (at least {@value #WARP_ROW_MIN_ROWS} rows of up to {@value #WARP_ROW_MAX}
+         * elements, one split each) are reduced one row per warp: a block-wide combine (two barriers, shared memory)
+         * per short row costs more than reading it. Fewer rows keep a block each, so that enough reads are in
+         * flight to fill the memory system. Derived from fields the key names, so the key still identifies the kernel.
+         */
+        public boolean warpRows() {
+            return rows && splits == 1 && redShape.length <= 1 && k <= WARP_ROW_MAX && m >= WARP_ROW_MIN_ROWS;
+        }
     }
+
+    /** Longest row reduced by one warp; longer rows get a block (or several) each. */
+    public static final long WARP_ROW_MAX = 8192;
+    /** Fewest rows reduced one per warp: 2048 warps with four 16-byte loads per lane in flight is 4 MiB of reads. */
+    public static final long WARP_ROW_MIN_ROWS = 2048;
+    /** Rows of pass 1 per block in the warp-per-row kernel. */
+    public static final int WARPS = BLOCK / 32;
+    /**
+     * Resident pass-1 blocks per SM the split is sized for (and the register cap {@code __launch_bounds__} enforces,
+     * 64 per thread): 4 x 256 threads, each with four independent 16-byte loads in flight, is 64 KiB of reads in
+     * flight per SM, more than the bandwidth-latency product needs, and the whole grid is one wave (no tail).
+     */
+    public static final int BLOCKS_PER_SM = 4;
 
     /** numpy's result dtype of {@code op} over {@code in}. */
     public static DType resultType(Op op, DType in) {
@@ -120,7 +146,7 @@ public final class ReductionKernel {
                 for (long s : kst) if (s % v != 0) ok = false;
                 vector = ok ? v : 1;
             }
-            long target = 8L * multiprocessors;
+            long target = (long) BLOCKS_PER_SM * multiprocessors;
             splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
             chunk = (k + splits - 1) / splits;
             chunk = (chunk + vector - 1) / vector * vector;
@@ -255,12 +281,24 @@ public final class ReductionKernel {
                 .append("; ai = lane < nw ? si[lane] : 0x7fffffffffffffffLL;\n");
         b.append("    for (int o = 16; o > 0; o >>= 1) { ").append(at).append(" b = __shfl_down_sync(0xffffffffu, a, o); i64 bi = __shfl_down_sync(0xffffffffu, ai, o); (void) bi; ")
                 .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n  }\n}\n");
+        // one warp's combine (the warp-per-row kernel): shuffles only, lane 0 ends with the result
+        b.append("__device__ __forceinline__ void warp_combine(").append(at).append("& a, i64& ai) {\n");
+        b.append("  for (int o = 16; o > 0; o >>= 1) { ").append(at).append(" b = __shfl_down_sync(0xffffffffu, a, o); i64 bi = __shfl_down_sync(0xffffffffu, ai, o); (void) bi; ")
+                .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n}\n");
         // pass 1
-        b.append("extern \"C\" __global__ void __launch_bounds__(").append(BLOCK).append(") ").append(PASS1).append("(const ").append(it)
+        b.append("extern \"C\" __global__ void __launch_bounds__(").append(BLOCK).append(", ").append(BLOCKS_PER_SM).append(") ").append(PASS1).append("(const ").append(it)
                 .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
         if (p.rows()) {
+            boolean warp = p.warpRows();
+            // warp-per-row: lane and 32 stand where a block's thread index and size stand
+            String tid = warp ? "lane" : "threadIdx.x", nt = warp ? "32" : "(i64) blockDim.x";
             b.append("  const int split = blockIdx.x;\n");
-            b.append("  for (i64 m = blockIdx.y; m < M; m += gridDim.y) {\n");
+            if (warp) {
+                b.append("  const int lane = threadIdx.x & 31;\n");
+                b.append("  for (i64 m = (i64) blockIdx.y * (blockDim.x >> 5) + (threadIdx.x >> 5); m < M; m += (i64) gridDim.y * (blockDim.x >> 5)) {\n");
+            } else {
+                b.append("  for (i64 m = blockIdx.y; m < M; m += gridDim.y) {\n");
+            }
             String ob = offset("m", p.keptShape(), p.keptStrides(), b, "    ");
             b.append("    const i64 kb = (i64) split * chunk; const i64 ke = K < kb + chunk ? K : kb + chunk;\n");
             b.append("    ").append(at).append(" a = ").append(identity(p.op(), p.acc())).append("; i64 ai = 0x7fffffffffffffffLL;\n");
@@ -268,16 +306,37 @@ public final class ReductionKernel {
                 b.append("    const ").append(it).append("* row = in + ").append(ob).append(" + kb; const i64 len = ke > kb ? ke - kb : 0;\n");
                 int v = p.vector();
                 if (v > 1) {
+                    String vt = "Vec<" + it + ", " + v + ">";
                     b.append("    const i64 nv = len / ").append(v).append(";\n");
-                    // unrolled so each thread has several 16-byte loads in flight (the adds form one chain)
-                    b.append("    #pragma unroll 4\n    for (i64 j = threadIdx.x; j < nv; j += blockDim.x) {\n      const Vec<").append(it).append(", ").append(v)
-                            .append("> x = reinterpret_cast<const Vec<").append(it).append(", ").append(v).append(">*>(row)[j];\n");
+                    b.append("    const ").append(vt).append("* rv = reinterpret_cast<const ").append(vt).append("*>(row);\n");
+                    b.append("    i64 j = ").append(tid).append(";\n");
+                    if (!arg) {
+                        // four independent 16-byte loads in flight per thread, each into its own accumulator, so
+                        // neither the loads nor the combines wait on one another (order-free ops only: argmin/argmax
+                        // keep one chain below)
+                        b.append("    ").append(at).append(" a1 = a, a2 = a, a3 = a;\n");
+                        b.append("    for (; j + 3 * ").append(nt).append(" < nv; j += 4 * ").append(nt).append(") {\n");
+                        b.append("      const ").append(vt).append(" x0 = rv[j], x1 = rv[j + ").append(nt).append("], x2 = rv[j + 2 * ").append(nt)
+                                .append("], x3 = rv[j + 3 * ").append(nt).append("];\n");
+                        b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) {");
+                        String[] accs = {"a", "a1", "a2", "a3"};
+                        for (int u = 0; u < 4; u++) {
+                            b.append(" { ").append(at).append(" b = ").append(element(p, "x" + u + ".v[e]")).append("; ")
+                                    .append(combine(p.op(), accs[u], "ai", "b", "ai")).append(" }");
+                        }
+                        b.append(" }\n    }\n");
+                    }
+                    b.append("    #pragma unroll 4\n    for (; j < nv; j += ").append(nt).append(") {\n      const ").append(vt).append(" x = rv[j];\n");
                     b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) { ").append(at).append(" b = ")
                             .append(element(p, "x.v[e]")).append("; i64 bi = kb + j * ").append(v).append(" + e; (void) bi; ")
                             .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n    }\n");
-                    b.append("    for (i64 j = nv * ").append(v).append(" + threadIdx.x; j < len; j += blockDim.x) { ");
+                    if (!arg) {
+                        b.append("    ").append(combine(p.op(), "a1", "ai", "a3", "ai")).append(" ").append(combine(p.op(), "a", "ai", "a2", "ai"))
+                                .append(" ").append(combine(p.op(), "a", "ai", "a1", "ai")).append("\n");
+                    }
+                    b.append("    for (i64 j = nv * ").append(v).append(" + ").append(tid).append("; j < len; j += ").append(nt).append(") { ");
                 } else {
-                    b.append("    for (i64 j = threadIdx.x; j < len; j += blockDim.x) { ");
+                    b.append("    for (i64 j = ").append(tid).append("; j < len; j += ").append(nt).append(") { ");
                 }
                 b.append(at).append(" b = ").append(element(p, "row[j]")).append("; i64 bi = kb + j; (void) bi; ")
                         .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
@@ -287,11 +346,12 @@ public final class ReductionKernel {
                 b.append("      ").append(at).append(" b = ").append(element(p, "in[" + ob + " + " + ro + "]")).append("; i64 bi = kk; (void) bi; ")
                         .append(combine(p.op(), "a", "ai", "b", "bi")).append("\n    }\n");
             }
-            b.append("    block_combine(a, ai);\n");
-            b.append("    if (threadIdx.x == 0) {\n");
+            b.append("    ").append(warp ? "warp_combine" : "block_combine").append("(a, ai);\n");
+            b.append("    if (").append(warp ? "lane" : "threadIdx.x").append(" == 0) {\n");
             b.append("      if (splits == 1) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
             b.append("      else { part[m * splits + split] = a; if (pidx) pidx[m * splits + split] = ai; }\n    }\n");
-            b.append("    __syncthreads();\n  }\n}\n");
+            if (!warp) b.append("    __syncthreads();\n");
+            b.append("  }\n}\n");
         } else {
             b.append("  const int split = blockIdx.y;\n");
             b.append("  for (i64 m = (i64) blockIdx.x * blockDim.x + threadIdx.x; m < M; m += (i64) gridDim.x * blockDim.x) {\n");

@@ -77,6 +77,16 @@ class GeneratedKernelsCompileTest {
         ReductionKernel.Plan cols = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, mat, new int[] {0}, false, 0, 132);
         assertFalse(cols.rows());
         out.add(cols.source());
+        // short rows: one warp per row, for order-free ops (four accumulators) and arg ops (one chain)
+        ReductionKernel.Plan warpSum = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, mat, new int[] {-1}, false, 0, 132);
+        assertTrue(warpSum.warpRows());
+        out.add(warpSum.source());
+        out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, mat, new int[] {-1}, false, 0, 132).source());
+        // long rows, one block each, float64 in 2-element loads
+        ReductionKernel.Plan longRows = ReductionKernel.plan(ReductionKernel.Op.MAX, DType.FLOAT64, ArrayLayout.contiguous(1024, 20000), new int[] {1}, false, 0, 132);
+        assertTrue(longRows.rows());
+        assertFalse(longRows.warpRows());
+        out.add(longRows.source());
         out.add(ReductionKernel.plan(ReductionKernel.Op.MEAN, DType.INT16, mat, new int[] {1}, true, 0, 132).source());
         out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT16, mat, new int[0], false, 0, 132).source());
         out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMIN, DType.INT64, mat.transpose(), new int[] {1}, false, 0, 132).source());

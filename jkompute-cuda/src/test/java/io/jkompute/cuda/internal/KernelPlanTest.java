@@ -62,6 +62,13 @@ class KernelPlanTest {
         assertTrue(rows.rows());
         assertEquals(1000, rows.m());
         assertEquals(500, rows.k());
+        // many short rows go one per warp; few rows, or long ones, one per block
+        assertFalse(rows.warpRows());
+        assertTrue(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(ReductionKernel.WARP_ROW_MIN_ROWS, 500), new int[] {1}, false, 0, 132).warpRows());
+        ReductionKernel.Plan longRows = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(2000, ReductionKernel.WARP_ROW_MAX + 1), new int[] {1}, false, 0, 132);
+        assertTrue(longRows.rows());
+        assertEquals(1, longRows.splits());
+        assertFalse(longRows.warpRows());
         ReductionKernel.Plan cols = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, m, new int[] {0}, true, 0, 132);
         assertFalse(cols.rows());
         assertArrayEquals(new long[] {1, 500}, cols.outShape());
@@ -69,7 +76,9 @@ class KernelPlanTest {
         assertFalse(ReductionKernel.plan(ReductionKernel.Op.MAX, DType.FLOAT32, m.transpose(), new int[] {1}, false, 0, 132).rows());
         // one long row is split over many blocks, each chunk a whole number of 16-byte loads
         ReductionKernel.Plan full = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(1L << 28), new int[0], false, 0, 132);
-        assertEquals(1056, full.splits());
+        // one wave: BLOCKS_PER_SM resident blocks on each of the 132 SMs
+        assertEquals(ReductionKernel.BLOCKS_PER_SM * 132, full.splits());
+        assertFalse(full.warpRows());
         assertEquals(0, full.chunk() % full.vector());
         assertTrue(full.chunk() * full.splits() >= full.k());
         assertThrows(IllegalArgumentException.class, () -> ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, m, new int[] {0, 1}, false, 0, 132));
