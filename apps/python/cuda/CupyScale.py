@@ -1,9 +1,8 @@
 # y = 2x + 1 with a CuPy kernel, on a stream from the CudaStreamPool: the input is the received CUDA tensor (CuPy sees
 # its memory, no copy), the output a tensor of the result pool written in place; the message carries the stream's
 # CudaStreamId so CudaStreamSync downstream waits for the kernel. The Python twin of cuda-pipeline/CudaScale.java.
-# Per frame it does what that codelet does and no more: the kernel is compiled once in start(), as_cupy gives the same
-# CuPy array for a pool block every time it comes back, and the launch grid and length argument are made again only
-# when the frame's length changes.
+# Per frame it does what that codelet does and no more: the kernel is compiled once in start(), and as_cupy gives
+# the same CuPy array for a pool block every time it comes back.
 import cupy
 import numpy
 
@@ -18,7 +17,7 @@ extern "C" __global__ void scale(const float* x, float* y, int n) {
     if (i < n) y[i] = fmaf(x[i], 2.0f, 1.0f);
 }
 """
-_BLOCK = (256,)
+_BLOCK = 256
 
 
 class CupyScale(CodeletAdapter):
@@ -32,7 +31,6 @@ class CupyScale(CodeletAdapter):
         self.cupy_stream = cupy.cuda.ExternalStream(self.stream.ptr)
         self.kernel = cupy.RawKernel(_SOURCE, "scale")
         self.kernel.compile()
-        self.n = -1  # the frame length the grid and n below are for
 
     def tick(self):
         msg = self.rx.receive()
@@ -44,12 +42,9 @@ class CupyScale(CodeletAdapter):
         dst.reshape_custom(src.shape(), PrimitiveType.kFloat32, 4, None, MemoryStorageType.kDevice, self.pool)
         # one call: the producer's work on x is done before ours, and both blocks wait for our stream before reuse
         x, y = as_cupy((src, dst), self.stream)
-        if x.size != self.n:
-            self.n = x.size
-            self.grid = ((self.n + _BLOCK[0] - 1) // _BLOCK[0],)
-            self.n32 = numpy.int32(self.n)
+        n = x.size
         with self.cupy_stream:
-            self.kernel(self.grid, _BLOCK, (x, y, self.n32))
+            self.kernel(((n + _BLOCK - 1) // _BLOCK,), (_BLOCK,), (x, y, numpy.int32(n)))
         CudaStreamId.add_to_entity(out, "stream").stream_cid = self.stream_cid
         t = Timestamp.get_from_entity(msg)
         self.tx.publish(out, t.acqtime if t else 0)

@@ -58,12 +58,6 @@ def new_codelet(cls, bridge):
     return instance
 
 
-def tick_of(instance):
-    """The codelet's tick as PyCodelet calls it: the handles a tick drops are released in one call at its end."""
-    from gxf.core import batched
-    return batched(instance.tick)
-
-
 def _library_folders():
     import os
     import sysconfig

@@ -86,16 +86,6 @@ class PyCodeletV0Test {
     }
 
     @Test
-    void messagesDroppedInATickGiveTheirBlocksBackWhenItEnds() {
-        // the handles a tick drops are released in one call at its end: a one-block pool serves every tick
-        try (Graph g = Graph.load(GRAPHS.resolve("release-at-tick-end.yaml"))) {
-            assertEquals(StopReason.COMPLETED, g.run().reason());
-            assertEquals(3, g.entity("churn").tickCount());
-            assertEquals(1, g.component("pool/host", BlockMemoryPool.class).freeBlocks());
-        }
-    }
-
-    @Test
     void ctypesCallbacksOnNewSchedulerThreadsDoNotWaitForTheirOwnGil() {
         // CPython 3.12: deleting an ended thread's state from another thread unbound that thread's own state, and
         // the next PyGILState_Ensure there (a ctypes callback) waited forever for the GIL it held

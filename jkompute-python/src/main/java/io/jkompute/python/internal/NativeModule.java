@@ -206,24 +206,6 @@ final class NativeModule {
             Handles.release(a.i(0));
             return null;
         });
-        f.put("release_all", a -> {
-            // the handles Python objects dropped during one tick, in one call at its end (see gxf.core.batched):
-            // every one is released even if one fails, and the first failure is reported
-            RuntimeException first = null;
-            for (int k = 0; k < a.count(); k++) {
-                try {
-                    Handles.release(a.i(k));
-                } catch (RuntimeException e) {
-                    if (first == null) {
-                        first = e;
-                    }
-                }
-            }
-            if (first != null) {
-                throw first;
-            }
-            return null;
-        });
         f.put("lookup", a -> handle(a.h(0, PyContext.class).lookup(a.i(1), a.s(2), a.s(3))));
         f.put("path", a -> py(a.h(0, Component.class).path()));
         f.put("type_name", a -> py(a.h(0, Component.class).getClass().getSimpleName()));
@@ -256,17 +238,6 @@ final class NativeModule {
         // messages and queues
         f.put("new_message", a -> handle(Message.create()));
         f.put("receive", a -> handle(a.h(0, Receiver.class).receive()));
-        f.put("receive_ts", a -> {
-            // the per-frame path: the message and its timestamp in one call, (handle, acqtime, pubtime), or
-            // (handle) when it has none; None when the queue is empty
-            Message m = a.h(0, Receiver.class).receive();
-            if (m == null) {
-                return null;
-            }
-            Timestamp t = m.timestamp();
-            long h = Handles.put(m);
-            return py(t == null ? new long[] {h} : new long[] {h, t.acqtime(), t.pubtime()});
-        });
         f.put("publish", a -> {
             a.h(0, Transmitter.class).publish(a.h(1, Message.class), a.i(2));
             return null;

@@ -50,13 +50,7 @@ public final class PyCodelet implements AutoCloseable {
             } finally {
                 py.decref(create);
             }
-            // the tick as the engine wraps it: handles dropped during the tick are released in one call at its end
-            MemorySegment wrap = py.engineAttr("tick_of");
-            try {
-                tick = py.call(wrap, instance);
-            } finally {
-                py.decref(wrap);
-            }
+            tick = py.attr(instance, "tick");
             stop = py.attr(instance, "stop");
             MemorySegment start = py.attr(instance, "start");
             try {

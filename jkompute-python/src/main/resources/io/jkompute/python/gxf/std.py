@@ -4,10 +4,10 @@ import enum
 import functools
 
 import _jkompute
-from gxf.core import Entity, _drop, _flush, _pending
+from gxf.core import Entity
 
 _release = _jkompute.release
-_receive_ts = _jkompute.receive_ts
+_receive = _jkompute.receive
 _publish = _jkompute.publish
 _tensor_with_info = _jkompute.tensor_with_info
 
@@ -90,12 +90,8 @@ class Receiver(_Queue):
 
     def receive(self):
         """The oldest message, or None when there is none (GXF returns a null entity; None is falsy)."""
-        r = _receive_ts(self._h)
-        if r is None:
-            return None
-        e = Entity(self._ctx, r[0])
-        e._ts = r
-        return e
+        h = _receive(self._h)
+        return Entity(self._ctx, h) if h else None
 
     def sync(self):
         _jkompute.sync(self._h)
@@ -108,7 +104,6 @@ class Transmitter(_Queue):
     def publish(self, message, acq_timestamp=0):
         """Publishes with a timestamp (acqtime as given, pubtime the graph clock's now). Failures raise."""
         _publish(self._h, message._h, acq_timestamp if type(acq_timestamp) is int else int(acq_timestamp))
-        message._ts = None  # publishing set a new timestamp
         return "GXF_SUCCESS"
 
 
@@ -196,16 +191,12 @@ class Timestamp(collections.namedtuple("Timestamp", ["acqtime", "pubtime"])):
 
     @staticmethod
     def get_from_entity(message, name=None):
-        r = getattr(message, "_ts", None)
-        if r is not None:
-            return Timestamp(r[1], r[2]) if len(r) == 3 else None
         t = _jkompute.timestamp(message._h)
         return None if t is None else Timestamp(t[0], t[1])
 
     @staticmethod
     def add_to_entity(message, acqtime, pubtime, name=None):
         _jkompute.set_timestamp(message._h, int(acqtime), int(pubtime))
-        message._ts = None
         return Timestamp(acqtime, pubtime)
 
 
@@ -286,20 +277,6 @@ class TensorDescription:
         self.strides = strides
 
 
-# the dims argument of add_tensor by shape: a codelet allocates the same shape frame after frame
-_DIMS_TEXT = {}
-
-
-def _dims_text(shape):
-    key = tuple(shape._dims) if type(shape) is Shape else tuple(shape)
-    text = _DIMS_TEXT.get(key)
-    if text is None:
-        text = ",".join(str(int(d)) for d in key)
-        if len(_DIMS_TEXT) < 256:
-            _DIMS_TEXT[key] = text
-    return text
-
-
 def _label(element_type):
     return element_type.value if isinstance(element_type, PrimitiveType) else PrimitiveType(element_type).value
 
@@ -325,7 +302,7 @@ class Tensor:
         h = self._h
         if h:
             self._h = 0
-            _drop(h)
+            _release(h)
 
     # ---- finding and adding --------------------------------------------------------------------------------
 
@@ -443,9 +420,7 @@ class Tensor:
         if previous and not getattr(self, "_added", False):
             raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
                              "it); add a tensor to a new message" % (self._name or ""))
-        if _pending:
-            _flush()  # blocks this tick dropped go back before it asks for another
-        dims = _dims_text(shape)
+        dims = ",".join(str(int(d)) for d in shape)
         try:
             h, self._info = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
                                                  dims, _storage(storage_type), previous)
