@@ -44,14 +44,16 @@ final class ArrayMath {
     }
 
     private static void launch1(Kernel k, ReductionKernel.Plan p, GpuArray a, GpuArray out, long part, long idx, double scale, Stream stream) {
-        Dim3 grid, block = Dim3.of(ReductionKernel.BLOCK);
+        int threads = p.threads();
+        Dim3 grid, block = Dim3.of(threads);
         if (p.warpRows()) {
-            // one warp per row, ReductionKernel.WARPS rows per block
-            grid = Dim3.of(1, (int) Math.min((p.m() + ReductionKernel.WARPS - 1) / ReductionKernel.WARPS, 65535));
+            // one warp per row, threads / 32 rows per block
+            int warps = threads / 32;
+            grid = Dim3.of(1, (int) Math.min((p.m() + warps - 1) / warps, 65535));
         } else if (p.rows()) {
             grid = Dim3.of(p.splits(), (int) Math.min(p.m(), 65535));
         } else {
-            long bx = Math.min((p.m() + ReductionKernel.BLOCK - 1) / ReductionKernel.BLOCK, 65535L * 16);
+            long bx = Math.min((p.m() + threads - 1) / threads, 65535L * 16);
             grid = Dim3.of((int) bx, p.splits());
         }
         k.launch(stream, grid, block, 0, a.ptr(), out.ptr(), part, idx, p.m(), p.k(), p.chunk(), p.splits(), scale);

@@ -92,7 +92,7 @@ public final class CudaSuite implements Suite {
     }
 
     /** GPU nanoseconds per call of {@code body}: events around {@code reps} calls, {@code rounds} times. */
-    static double[] gpuTime(Runnable body, int reps, int rounds) {
+    public static double[] gpuTime(Runnable body, int reps, int rounds) {
         // warm up until the JIT has compiled the host path (small arrays measure the host's cost per op)
         long until = System.nanoTime() + 300_000_000L;
         for (int i = 0; i < 20_000 && (i < 3 || System.nanoTime() < until); i++) body.run();
@@ -123,12 +123,12 @@ public final class CudaSuite implements Suite {
         return a;
     }
 
-    static float value(long i, int salt) {
+    public static float value(long i, int salt) {
         return ((i * (31 + salt) + salt) % 1000) / 500f - 1f;
     }
 
     /** Fills a device array with {@code value(i, salt)} (float64 math, then float32, like the host reference). */
-    static GpuArray filled(long n, int salt) {
+    public static GpuArray filled(long n, int salt) {
         try (GpuArray i = GpuArray.arange(0, n, 1, DType.FLOAT64)) {
             // ((i * (31 + salt) + salt) % 1000) / 500 - 1, without a modulo op: i*k - 1000*floor(i*k/1000)
             Expr k = i.mul((double) (31 + salt)).add((double) salt);

@@ -13,7 +13,7 @@ import java.util.List;
  * 16-byte loads where aligned, four of them in flight per thread into independent accumulators (order-free
  * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
  * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM)
- * whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
+ * ({@link ReductionTuning} holds the knobs; these are the defaults) whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
  * timing);</li>
  * <li>columns: the reduced elements are strided (e.g. axis 0 of a C array), so a thread reduces one output
  * element and neighbouring threads read neighbouring memory; long columns are split the same way.</li>
@@ -38,7 +38,8 @@ public final class ReductionKernel {
      * @param chunk      reduced elements per split
      */
     public record Plan(Op op, DType in, DType acc, DType out, long[] outShape, long m, long k, boolean rows, int vector,
-                       int splits, long chunk, long[] keptShape, long[] keptStrides, long[] redShape, long[] redStrides, String key) {
+                       int splits, long chunk, long[] keptShape, long[] keptStrides, long[] redShape, long[] redStrides, String key,
+                       ReductionTuning tuning) {
         public String source() {
             return generate(this);
         }
@@ -54,7 +55,17 @@ public final class ReductionKernel {
          * flight to fill the memory system. Derived from fields the key names, so the key still identifies the kernel.
          */
         public boolean warpRows() {
-            return rows && splits == 1 && redShape.length <= 1 && k <= WARP_ROW_MAX && m >= WARP_ROW_MIN_ROWS;
+            if (!rows || splits != 1 || redShape.length > 1 || k > WARP_ROW_MAX) return false;
+            return switch (tuning.rowMode()) {
+                case AUTO -> m >= WARP_ROW_MIN_ROWS;
+                case WARP -> true;
+                case BLOCK -> false;
+            };
+        }
+
+        /** Threads per pass-1 block: a whole row in one block takes the row knob, everything else the general one. */
+        public int threads() {
+            return rows && splits == 1 && !warpRows() ? tuning.rowThreads() : tuning.threads();
         }
     }
 
@@ -103,6 +114,11 @@ public final class ReductionKernel {
      * @param multiprocessors the device's SM count (sizes the grid)
      */
     public static Plan plan(Op op, DType in, ArrayLayout layout, int[] axes, boolean keepDims, long ptr, int multiprocessors) {
+        return plan(op, in, layout, axes, keepDims, ptr, multiprocessors, ReductionTuning.current());
+    }
+
+    /** As above, with the knobs given rather than read from the system properties. */
+    public static Plan plan(Op op, DType in, ArrayLayout layout, int[] axes, boolean keepDims, long ptr, int multiprocessors, ReductionTuning tuning) {
         if (in.isComplex()) throw new UnsupportedOperationException("reductions of complex arrays are not supported");
         int nd = layout.ndim();
         boolean[] red = new boolean[nd];
@@ -146,7 +162,7 @@ public final class ReductionKernel {
                 for (long s : kst) if (s % v != 0) ok = false;
                 vector = ok ? v : 1;
             }
-            long target = (long) BLOCKS_PER_SM * multiprocessors;
+            long target = (long) tuning.blocksPerSm() * multiprocessors;
             splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
             chunk = (k + splits - 1) / splits;
             chunk = (chunk + vector - 1) / vector * vector;
@@ -158,8 +174,8 @@ public final class ReductionKernel {
             splits = (int) Math.max(1, (k + chunk - 1) / chunk);
         }
         String key = op + "|" + in + "|" + (rows ? "rows|v" + vector : "cols") + "|" + Arrays.toString(ks) + Arrays.toString(kst)
-                + Arrays.toString(rs) + Arrays.toString(rst) + "|s" + (splits > 1);
-        return new Plan(op, in, acc, out, os, m, k, rows, vector, splits, chunk, ks, kst, rs, rst, key);
+                + Arrays.toString(rs) + Arrays.toString(rst) + "|s" + (splits > 1) + "|" + tuning.key();
+        return new Plan(op, in, acc, out, os, m, k, rows, vector, splits, chunk, ks, kst, rs, rst, key, tuning);
     }
 
     private static int count(int[] axes, int a, int nd) {
@@ -264,6 +280,22 @@ public final class ReductionKernel {
         return CTypes.store(p.out(), CTypes.convert(from, p.out(), v));
     }
 
+    /** A 16-byte load through the instruction the tuning names (inline PTX; a plain load needs no helper). */
+    private static String loadHelper(ReductionTuning.Load load) {
+        String ins = switch (load) {
+            case DEFAULT -> null;
+            case NC -> "ld.global.nc.v4.u32";
+            case NC_NA -> "ld.global.nc.L1::no_allocate.v4.u32";
+            case CS -> "ld.global.cs.v4.u32";
+        };
+        if (ins == null) return "";
+        return "template <typename V> __device__ __forceinline__ V ldv(const V* p) {\n"
+                + "  static_assert(sizeof(V) == 16, \"16-byte loads only\");\n"
+                + "  unsigned w[4];\n"
+                + "  asm(\"" + ins + " {%0, %1, %2, %3}, [%4];\" : \"=r\"(w[0]), \"=r\"(w[1]), \"=r\"(w[2]), \"=r\"(w[3]) : \"l\"(p));\n"
+                + "  V v; __builtin_memcpy(&v, w, 16); return v;\n}\n";
+    }
+
     static String generate(Plan p) {
         boolean arg = p.arg();
         String at = CTypes.compute(p.acc());
@@ -286,7 +318,10 @@ public final class ReductionKernel {
         b.append("  for (int o = 16; o > 0; o >>= 1) { ").append(at).append(" b = __shfl_down_sync(0xffffffffu, a, o); i64 bi = __shfl_down_sync(0xffffffffu, ai, o); (void) bi; ")
                 .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n}\n");
         // pass 1
-        b.append("extern \"C\" __global__ void __launch_bounds__(").append(BLOCK).append(", ").append(BLOCKS_PER_SM).append(") ").append(PASS1).append("(const ").append(it)
+        // the promise of blocksPerSm resident blocks caps registers; more than 2048 threads per SM cannot be resident
+        int nt1 = p.threads(), minBlocks = Math.max(1, Math.min(p.tuning().blocksPerSm(), 2048 / nt1));
+        b.append(loadHelper(p.tuning().load()));
+        b.append("extern \"C\" __global__ void __launch_bounds__(").append(nt1).append(", ").append(minBlocks).append(") ").append(PASS1).append("(const ").append(it)
                 .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
         if (p.rows()) {
             boolean warp = p.warpRows();
@@ -310,29 +345,39 @@ public final class ReductionKernel {
                     b.append("    const i64 nv = len / ").append(v).append(";\n");
                     b.append("    const ").append(vt).append("* rv = reinterpret_cast<const ").append(vt).append("*>(row);\n");
                     b.append("    i64 j = ").append(tid).append(";\n");
-                    if (!arg) {
-                        // four independent 16-byte loads in flight per thread, each into its own accumulator, so
+                    int L = p.tuning().loads();
+                    String ld = p.tuning().load() == ReductionTuning.Load.DEFAULT ? "*" : "ldv";
+                    if (!arg && L > 1) {
+                        // L independent 16-byte loads in flight per thread, each into its own accumulator, so
                         // neither the loads nor the combines wait on one another (order-free ops only: argmin/argmax
                         // keep one chain below)
-                        b.append("    ").append(at).append(" a1 = a, a2 = a, a3 = a;\n");
-                        b.append("    for (; j + 3 * ").append(nt).append(" < nv; j += 4 * ").append(nt).append(") {\n");
-                        b.append("      const ").append(vt).append(" x0 = rv[j], x1 = rv[j + ").append(nt).append("], x2 = rv[j + 2 * ").append(nt)
-                                .append("], x3 = rv[j + 3 * ").append(nt).append("];\n");
+                        b.append("    ").append(at);
+                        for (int u = 1; u < L; u++) b.append(u == 1 ? " " : ", ").append("a").append(u).append(" = a");
+                        b.append(";\n");
+                        b.append("    for (; j + ").append(L - 1).append(" * ").append(nt).append(" < nv; j += ").append(L).append(" * ").append(nt).append(") {\n");
+                        for (int u = 0; u < L; u++) {
+                            b.append("      const ").append(vt).append(" x").append(u).append(" = ").append(ld).append("(rv + j + ").append(u).append(" * ").append(nt).append(");\n");
+                        }
                         b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) {");
-                        String[] accs = {"a", "a1", "a2", "a3"};
-                        for (int u = 0; u < 4; u++) {
+                        for (int u = 0; u < L; u++) {
                             b.append(" { ").append(at).append(" b = ").append(element(p, "x" + u + ".v[e]")).append("; ")
-                                    .append(combine(p.op(), accs[u], "ai", "b", "ai")).append(" }");
+                                    .append(combine(p.op(), u == 0 ? "a" : "a" + u, "ai", "b", "ai")).append(" }");
                         }
                         b.append(" }\n    }\n");
                     }
-                    b.append("    #pragma unroll 4\n    for (; j < nv; j += ").append(nt).append(") {\n      const ").append(vt).append(" x = rv[j];\n");
+                    b.append("    #pragma unroll 4\n    for (; j < nv; j += ").append(nt).append(") {\n      const ").append(vt).append(" x = ").append(ld).append("(rv + j);\n");
                     b.append("      #pragma unroll\n      for (int e = 0; e < ").append(v).append("; e++) { ").append(at).append(" b = ")
                             .append(element(p, "x.v[e]")).append("; i64 bi = kb + j * ").append(v).append(" + e; (void) bi; ")
                             .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n    }\n");
-                    if (!arg) {
-                        b.append("    ").append(combine(p.op(), "a1", "ai", "a3", "ai")).append(" ").append(combine(p.op(), "a", "ai", "a2", "ai"))
-                                .append(" ").append(combine(p.op(), "a", "ai", "a1", "ai")).append("\n");
+                    if (!arg && L > 1) {
+                        // pairwise tree over the accumulators
+                        b.append("   ");
+                        for (int w = 1; w < L; w *= 2) {
+                            for (int u = 0; u + w < L; u += 2 * w) {
+                                b.append(" ").append(combine(p.op(), u == 0 ? "a" : "a" + u, "ai", "a" + (u + w), "ai"));
+                            }
+                        }
+                        b.append("\n");
                     }
                     b.append("    for (i64 j = nv * ").append(v).append(" + ").append(tid).append("; j < len; j += ").append(nt).append(") { ");
                 } else {

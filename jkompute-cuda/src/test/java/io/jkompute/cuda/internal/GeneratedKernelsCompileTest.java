@@ -96,6 +96,86 @@ class GeneratedKernelsCompileTest {
         return out;
     }
 
+    /**
+     * The configurations jkompute-bench's ReductionSweep times (the same lists: load instruction x loads x (threads,
+     * blocks per SM) x row kernel, and four more), as tunings.
+     */
+    static List<ReductionTuning> sweepTunings() {
+        List<ReductionTuning> c = new ArrayList<>();
+        int[][] grids = {{256, 4}, {512, 2}, {256, 8}};
+        Object[][] rowKinds = {{ReductionTuning.RowMode.AUTO, 256}, {ReductionTuning.RowMode.BLOCK, 256}, {ReductionTuning.RowMode.BLOCK, 128}};
+        for (ReductionTuning.Load load : new ReductionTuning.Load[] {ReductionTuning.Load.DEFAULT, ReductionTuning.Load.NC_NA}) {
+            for (int loads : new int[] {4, 8}) {
+                for (int[] g : grids) {
+                    for (Object[] r : rowKinds) c.add(new ReductionTuning(g[0], g[1], loads, (ReductionTuning.RowMode) r[0], (Integer) r[1], load));
+                }
+            }
+        }
+        c.add(new ReductionTuning(256, 4, 4, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.CS));
+        c.add(new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.BLOCK, 256, ReductionTuning.Load.CS));
+        c.add(new ReductionTuning(256, 4, 4, ReductionTuning.RowMode.BLOCK, 256, ReductionTuning.Load.NC));
+        c.add(new ReductionTuning(256, 8, 2, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT));
+        return c;
+    }
+
+    /** The sum-all and sum(-1) kernels of every swept configuration, plus other types and ops through each load kind. */
+    static List<String> tunedSources() {
+        List<String> out = new ArrayList<>();
+        ArrayLayout big = ArrayLayout.contiguous(1L << 28), mat = ArrayLayout.contiguous(65536, 4096);
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        List<ReductionTuning> tunings = sweepTunings();
+        assertEquals(40, tunings.size());
+        assertEquals(ReductionTuning.DEFAULTS, tunings.get(0), "the sweep starts from the defaults");
+        for (ReductionTuning t : tunings) {
+            ReductionKernel.Plan all = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, big, new int[0], false, 0, 132, t);
+            ReductionKernel.Plan rows = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, mat, new int[] {-1}, false, 0, 132, t);
+            assertTrue(keys.add(all.key()), "each configuration has its own kernel key: " + all.key());
+            assertTrue(keys.add(rows.key()), "each configuration has its own kernel key: " + rows.key());
+            assertEquals((long) t.blocksPerSm() * 132, all.splits(), "the split grid is one wave of blocksPerSm blocks per SM");
+            assertEquals(t.threads(), all.threads());
+            assertEquals(t.rowMode() != ReductionTuning.RowMode.BLOCK, rows.warpRows());
+            assertEquals(rows.warpRows() ? t.threads() : t.rowThreads(), rows.threads());
+            out.add(all.source());
+            out.add(rows.source());
+        }
+        for (ReductionTuning.Load load : ReductionTuning.Load.values()) {
+            ReductionTuning t = new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.BLOCK, 128, load);
+            out.add(ReductionKernel.plan(ReductionKernel.Op.MAX, DType.FLOAT64, ArrayLayout.contiguous(1024, 20000), new int[] {1}, false, 0, 132, t).source());
+            out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT16, mat, new int[] {-1}, false, 0, 132, t).source());
+            out.add(ReductionKernel.plan(ReductionKernel.Op.MEAN, DType.INT8, mat, new int[] {-1}, false, 0, 132, t).source());
+            out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.BFLOAT16, big, new int[0], false, 0, 132,
+                    new ReductionTuning(256, 8, 1, ReductionTuning.RowMode.WARP, 256, load)).source());
+        }
+        return out;
+    }
+
+    @Test
+    void everySweptReductionCompilesWithNvcc() throws Exception {
+        List<String> srcs = tunedSources(); // the plan checks run even without nvcc
+        Path nvcc = findNvcc();
+        assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
+        String ptx = compile(nvcc, srcs);
+        assertTrue(ptx.contains("ld.global.nc.L1::no_allocate.v4.u32"), "the no-allocate load is emitted");
+        assertTrue(ptx.contains("ld.global.cs.v4.u32"), "the streaming load is emitted");
+        assertTrue(ptx.contains(".maxntid 512, 1, 1"), "512-thread blocks are declared");
+    }
+
+    private static String compile(Path nvcc, List<String> srcs) throws Exception {
+        StringBuilder all = new StringBuilder();
+        for (int i = 0; i < srcs.size(); i++) {
+            all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
+        }
+        Path dir = Files.createTempDirectory("jk-gen");
+        Path cu = dir.resolve("generated.cu");
+        Files.writeString(cu, all);
+        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
+                .redirectErrorStream(true).start();
+        String log = new String(pr.getInputStream().readAllBytes());
+        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
+        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
+        return Files.readString(dir.resolve("g.ptx"));
+    }
+
     @Test
     void generatedCudaCompilesWithNvcc() throws Exception {
         List<String> srcs = sources(); // the plan checks run even without nvcc

@@ -1,0 +1,104 @@
+package io.jkompute.cuda.internal;
+
+import java.util.Locale;
+
+/**
+ * The reduction kernels' launch and code-generation knobs, read from internal system properties so that one JVM can
+ * compare configurations on a device (jkompute-bench's {@code ReductionSweep}); not public API. Every knob is part of
+ * the kernel cache key, so a changed property builds a new kernel. The defaults are the tuned behaviour.
+ * <table>
+ * <caption>System properties</caption>
+ * <tr><th>property</th><th>values (default first)</th><th>meaning</th></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.threads}</td><td>256, 32..1024 (multiple of 32)</td><td>threads per block of a
+ * split row (a full reduction), the column kernel and the warp-per-row kernel</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.blocksPerSm}</td><td>4, 1..32</td><td>resident blocks per SM the split grid is
+ * sized for (one wave) and {@code __launch_bounds__} promises</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.loads}</td><td>4, 1..16</td><td>independent 16-byte loads in flight per thread,
+ * each into its own accumulator (order-free operations)</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.rowMode}</td><td>auto, warp, block</td><td>short rows (up to 8192 elements): one
+ * warp per row (auto: from 2048 rows on) or one block per row</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.rowThreads}</td><td>256, 32..1024 (multiple of 32)</td><td>threads per block
+ * when a whole row gets one block (256 threads x 4 loads x 4 floats = one pass over a 4096-element row)</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.load}</td><td>default, nc, nc_na, cs</td><td>16-byte load instruction:
+ * plain, {@code ld.global.nc} (read-only path, like {@code __ldg}), {@code ld.global.nc.L1::no_allocate}, or
+ * {@code ld.global.cs} (evict-first streaming)</td></tr>
+ * </table>
+ */
+public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode rowMode, int rowThreads, Load load) {
+    public static final String PREFIX = "jkompute.cuda.reduce.";
+
+    public enum RowMode { AUTO, WARP, BLOCK }
+
+    public enum Load { DEFAULT, NC, NC_NA, CS }
+
+    public static final ReductionTuning DEFAULTS = new ReductionTuning(256, ReductionKernel.BLOCKS_PER_SM, 4, RowMode.AUTO, 256, Load.DEFAULT);
+
+    public ReductionTuning {
+        threads(PREFIX + "threads", threads);
+        threads(PREFIX + "rowThreads", rowThreads);
+        range(PREFIX + "blocksPerSm", blocksPerSm, 1, 32);
+        range(PREFIX + "loads", loads, 1, 16);
+        if (rowMode == null || load == null) throw new IllegalArgumentException("rowMode and load must be given");
+    }
+
+    /** The knobs as the system properties set them now (unset: the default); a bad value is a clear error. */
+    public static ReductionTuning current() {
+        String t = System.getProperty(PREFIX + "threads"), b = System.getProperty(PREFIX + "blocksPerSm"),
+                l = System.getProperty(PREFIX + "loads"), m = System.getProperty(PREFIX + "rowMode"),
+                r = System.getProperty(PREFIX + "rowThreads"), ld = System.getProperty(PREFIX + "load");
+        if (t == null && b == null && l == null && m == null && r == null && ld == null) return DEFAULTS;
+        ReductionTuning d = DEFAULTS;
+        return new ReductionTuning(integer("threads", t, d.threads), integer("blocksPerSm", b, d.blocksPerSm), integer("loads", l, d.loads),
+                m == null ? d.rowMode : choice("rowMode", m, RowMode.class), integer("rowThreads", r, d.rowThreads),
+                ld == null ? d.load : choice("load", ld, Load.class));
+    }
+
+    /** The part of the kernel cache key naming these knobs. */
+    public String key() {
+        return "t" + threads + "b" + blocksPerSm + "l" + loads + rowMode + rowThreads + load;
+    }
+
+    /** The knobs as {@code -D} flags, every one spelled out. */
+    public String flags() {
+        return "-D" + PREFIX + "threads=" + threads + " -D" + PREFIX + "blocksPerSm=" + blocksPerSm + " -D" + PREFIX + "loads=" + loads
+                + " -D" + PREFIX + "rowMode=" + rowMode.name().toLowerCase(Locale.ROOT) + " -D" + PREFIX + "rowThreads=" + rowThreads
+                + " -D" + PREFIX + "load=" + load.name().toLowerCase(Locale.ROOT);
+    }
+
+    /** Sets the system properties to these knobs (what {@link #current()} then reads). */
+    public void apply() {
+        System.setProperty(PREFIX + "threads", Integer.toString(threads));
+        System.setProperty(PREFIX + "blocksPerSm", Integer.toString(blocksPerSm));
+        System.setProperty(PREFIX + "loads", Integer.toString(loads));
+        System.setProperty(PREFIX + "rowMode", rowMode.name().toLowerCase(Locale.ROOT));
+        System.setProperty(PREFIX + "rowThreads", Integer.toString(rowThreads));
+        System.setProperty(PREFIX + "load", load.name().toLowerCase(Locale.ROOT));
+    }
+
+    /** Removes the properties again (back to the defaults). */
+    public static void clear() {
+        for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"}) System.clearProperty(PREFIX + k);
+    }
+
+    private static int integer(String name, String v, int dflt) {
+        if (v == null) return dflt;
+        try {
+            return Integer.parseInt(v.trim());
+        } catch (NumberFormatException e) {
+            throw new IllegalArgumentException(PREFIX + name + " must be an integer, not '" + v + "'");
+        }
+    }
+
+    private static <E extends Enum<E>> E choice(String name, String v, Class<E> type) {
+        for (E e : type.getEnumConstants()) if (e.name().equalsIgnoreCase(v.trim())) return e;
+        throw new IllegalArgumentException(PREFIX + name + " must be one of " + java.util.Arrays.toString(type.getEnumConstants()).toLowerCase(Locale.ROOT) + ", not '" + v + "'");
+    }
+
+    private static void threads(String name, int v) {
+        if (v < 32 || v > 1024 || v % 32 != 0) throw new IllegalArgumentException(name + " must be a multiple of 32 from 32 to 1024, not " + v);
+    }
+
+    private static void range(String name, int v, int lo, int hi) {
+        if (v < lo || v > hi) throw new IllegalArgumentException(name + " must be from " + lo + " to " + hi + ", not " + v);
+    }
+}
