@@ -9,6 +9,8 @@
 #                   python3) and NetBenchmark (raw Aeron UDP and IPC loops against jkompute's links), under 9 minutes
 #   run.sh soaks    the Manager soak (3,000 cycles), the GXF CUDA extension soak (5,000 cycles) and 1,000,000 Python
 #                   ticks with CUDA device tensors, each in its own JVM
+#   run.sh reduce-sweep   ReductionSweep (40 configurations of the reduction knobs, sum all and sum(-1) at 1 GiB),
+#                   then the cuda suite of `jkompute bench` with the flags of its "BEST both" line (cuda-bench-best.md)
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
 #   run.sh pipeline the GPU pipeline app and the CUDA virtual-thread burst in fresh JVMs
 #   run.sh pipeline-bench [FRAMES]   the graph benchmark suite (ping; pipeline lock-step and 2 frames in flight
@@ -67,6 +69,19 @@ stop)
     done
   done
   echo "stop: $(grep -c '^ok' "$OUT/stop.txt") ok, $(grep -c '^FAILED' "$OUT/stop.txt") failed" | tee -a "$OUT/stop.txt" ;;
+reduce-sweep)
+  export JKOMPUTE_PYTHON=${JKOMPUTE_PYTHON:-python3}
+  timeout -s KILL "${SWEEP_TIMEOUT:-200}" $J -cp "$CP" io.jkompute.bench.cuda.ReductionSweep ${SWEEP_ARGS:-} > "$OUT/reduce-sweep.txt" 2>&1
+  echo "reduce sweep exit: $?" | tee -a "$OUT/reduce-sweep.txt"
+  grep -E '^(BEST|FAIL|SKIP|ReductionSweep)|WRONG|Exception' "$OUT/reduce-sweep.txt" | head -20
+  best=$(awk '/^BEST both/ { for (i = 3; i <= NF; i++) if ($i ~ /^-D/) printf "%s ", $i }' "$OUT/reduce-sweep.txt")
+  if [ -n "$best" ]; then
+    echo "cuda suite with: $best"
+    timeout -s KILL "${BENCH_TIMEOUT:-200}" $J $best -cp "$CP" io.jkompute.cli.Main bench --suite cuda \
+        --markdown "$OUT/cuda-bench-best.md" > "$OUT/cuda-bench-best.txt" 2>&1
+    echo "cuda bench exit: $?" | tee -a "$OUT/cuda-bench-best.txt"
+    grep -hE 'sum|×' "$OUT/cuda-bench-best.md" | head -30
+  fi ;;
 bench)
   export JKOMPUTE_PYTHON=${JKOMPUTE_PYTHON:-python3}
   for suite in cuda graph; do
