@@ -161,6 +161,24 @@ final class Frames {
         return mac.update(b, offset, SIGNED).update(b, offset + HEADER, length - HEADER).matches(b, offset + MAC_AT);
     }
 
+    /**
+     * Why a frame of an established link is refused, or null when it may be acted on: it must come from the Aeron
+     * session the link is pinned to, carry the MAC of the link's key for this direction ({@code in}, null before the
+     * handshake) and a counter above the last one accepted. The one gate both ends pass every frame through.
+     */
+    static String refusal(io.jkompute.net.internal.Hmac in, int session, int pinnedSession, long lastCounter,
+            DirectBuffer b, int offset, int length, String peer) {
+        if (in == null || session != pinnedSession) {
+            return "a frame from an Aeron session other than the linked " + peer + "'s";
+        }
+        if (!verify(in, b, offset, length)) {
+            return "a frame whose MAC does not match the link's key";
+        }
+        long counter = counter(b, offset);
+        return counter <= lastCounter ? "a replayed or reordered frame (counter " + counter + " after " + lastCounter
+                + ")" : null;
+    }
+
     /** {@code host} for a channel: "0.0.0.0" and "" become localhost (as GXF's default addresses mean). */
     static String connectHost(String address) {
         return address == null || address.isBlank() || address.equals("0.0.0.0") ? "127.0.0.1" : address;

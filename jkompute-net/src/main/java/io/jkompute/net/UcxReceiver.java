@@ -254,20 +254,12 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             onHello(b, offset, length, header);
             return;
         }
-        if (in == null || header.sessionId() != sessionId) {
-            reject(header, "a frame from an Aeron session other than the linked transmitter's");
+        String refused = Frames.refusal(in, header.sessionId(), sessionId, inCounter, b, offset, length, "transmitter");
+        if (refused != null) {
+            reject(header, refused);
             return;
         }
-        if (!Frames.verify(in, b, offset, length)) {
-            reject(header, "a frame whose MAC does not match the link's key");
-            return;
-        }
-        long counter = Frames.counter(b, offset);
-        if (counter <= inCounter) {
-            reject(header, "a replayed or reordered frame (counter " + counter + " after " + inCounter + ")");
-            return;
-        }
-        inCounter = counter;
+        inCounter = Frames.counter(b, offset);
         confirmed = true;
         lastHeardNs = System.nanoTime();
         try {

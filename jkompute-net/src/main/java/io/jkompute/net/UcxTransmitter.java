@@ -279,20 +279,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             onWelcome(b, offset, length, header);
             return;
         }
-        if (in == null || header.sessionId() != pinnedSession) {
-            reject(header, "a frame from an Aeron session other than the linked receiver's");
+        String refused = Frames.refusal(in, header.sessionId(), pinnedSession, inCounter, b, offset, length, "receiver");
+        if (refused != null) {
+            reject(header, refused);
             return;
         }
-        if (!Frames.verify(in, b, offset, length)) {
-            reject(header, "a frame whose MAC does not match the link's key");
-            return;
-        }
-        long counter = Frames.counter(b, offset);
-        if (counter <= inCounter) {
-            reject(header, "a replayed or reordered frame (counter " + counter + " after " + inCounter + ")");
-            return;
-        }
-        inCounter = counter;
+        inCounter = Frames.counter(b, offset);
         lastHeardNs = System.nanoTime();
         switch (type) {
             case Frames.CREDIT, Frames.BYE -> {
