@@ -146,6 +146,22 @@ class GeneratedKernelsCompileTest {
             out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.BFLOAT16, big, new int[0], false, 0, 132,
                     new ReductionTuning(256, 8, 1, ReductionTuning.RowMode.WARP, 256, load)).source());
         }
+        // the tunings ReductionTuningGpuTest runs, with its shapes and ops
+        ReductionTuning[] gpuTest = {
+            new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.BLOCK, 128, ReductionTuning.Load.NC_NA),
+            new ReductionTuning(256, 8, 1, ReductionTuning.RowMode.WARP, 256, ReductionTuning.Load.CS),
+            new ReductionTuning(256, 4, 3, ReductionTuning.RowMode.AUTO, 512, ReductionTuning.Load.NC),
+            new ReductionTuning(128, 16, 16, ReductionTuning.RowMode.BLOCK, 1024, ReductionTuning.Load.DEFAULT),
+        };
+        for (ReductionTuning t : gpuTest) {
+            ArrayLayout x = ArrayLayout.contiguous(3_000_011), m = ArrayLayout.contiguous(2500, 4096), u = ArrayLayout.contiguous(37, 1001);
+            for (ReductionKernel.Op op : new ReductionKernel.Op[] {ReductionKernel.Op.SUM, ReductionKernel.Op.MAX, ReductionKernel.Op.ARGMAX}) {
+                out.add(ReductionKernel.plan(op, DType.FLOAT32, x, new int[0], false, 0, 132, t).source());
+            }
+            out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, m, new int[] {-1}, false, 0, 132, t).source());
+            out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, m, new int[] {-1}, false, 0, 132, t).source());
+            out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, u, new int[] {-1}, false, 0, 132, t).source());
+        }
         return out;
     }
 
@@ -158,6 +174,18 @@ class GeneratedKernelsCompileTest {
         assertTrue(ptx.contains("ld.global.nc.L1::no_allocate.v4.u32"), "the no-allocate load is emitted");
         assertTrue(ptx.contains("ld.global.cs.v4.u32"), "the streaming load is emitted");
         assertTrue(ptx.contains(".maxntid 512, 1, 1"), "512-thread blocks are declared");
+        // the load instructions are inline PTX, which nvcc --ptx passes through unchecked: assemble for sm_90 too
+        Path ptxas = nvcc.resolveSibling("ptxas");
+        if (Files.isExecutable(ptxas)) {
+            Path f = Files.createTempFile("jk-gen", ".ptx");
+            Files.writeString(f, ptx);
+            Process pr = new ProcessBuilder(ptxas.toString(), "-arch=sm_90", "-o", f + ".cubin", f.toString()).redirectErrorStream(true).start();
+            String log = new String(pr.getInputStream().readAllBytes());
+            assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "ptxas timed out");
+            assertEquals(0, pr.exitValue(), "ptxas rejected the generated PTX:\n" + log);
+            Files.deleteIfExists(Path.of(f + ".cubin"));
+            Files.deleteIfExists(f);
+        }
     }
 
     private static String compile(Path nvcc, List<String> srcs) throws Exception {

@@ -1,0 +1,81 @@
+package io.jkompute.cuda;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+import java.util.Random;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+
+/**
+ * Reductions under non-default kernel knobs (the internal {@code jkompute.cuda.reduce.*} properties) give the same
+ * results as the host: split full sums with a tail, 16-byte-aligned rows one block or one warp each, unaligned rows,
+ * argmax's first occurrence, through every load instruction.
+ */
+@Tag("gpu")
+class ReductionTuningGpuTest {
+    private static final String P = "jkompute.cuda.reduce.";
+    private static final String[][] TUNINGS = {
+        {"512", "2", "8", "block", "128", "nc_na"},
+        {"256", "8", "1", "warp", "256", "cs"},
+        {"256", "4", "3", "auto", "512", "nc"},
+        {"128", "16", "16", "block", "1024", "default"},
+    };
+
+    @BeforeEach
+    void needs() {
+        GpuTestSupport.requireNvrtc();
+    }
+
+    @AfterEach
+    void clear() {
+        for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"}) System.clearProperty(P + k);
+    }
+
+    @Test
+    void everyTuningMatchesTheHost() {
+        Random rnd = new Random(7);
+        int n = 3_000_011, r = 2500, c = 4096, ur = 37, uc = 1001;
+        float[] x = new float[n];
+        for (int i = 0; i < n; i++) x[i] = rnd.nextInt(201) - 100; // small integers: float32 sums are exact
+        float[] m = new float[r * c];
+        for (int i = 0; i < m.length; i++) m[i] = rnd.nextInt(21) - 10;
+        float[] u = new float[ur * uc];
+        for (int i = 0; i < u.length; i++) u[i] = rnd.nextInt(21) - 10;
+        double total = 0;
+        for (float v : x) total += v;
+        for (String[] t : TUNINGS) {
+            String[] names = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"};
+            for (int i = 0; i < names.length; i++) System.setProperty(P + names[i], t[i]);
+            String at = String.join(",", t);
+            try (GpuArray a = GpuArray.toGpu(x); GpuArray s = a.sum(); GpuArray mx = a.max(); GpuArray am = a.argmax();
+                 GpuArray b = GpuArray.toGpu(m, r, c); GpuArray rs = b.sum(-1); GpuArray ram = b.argmax(-1);
+                 GpuArray d = GpuArray.toGpu(u, ur, uc); GpuArray us = d.sum(-1)) {
+                assertEquals(total, s.item(), 0.0, "sum all, " + at);
+                int hi = 0;
+                for (int i = 1; i < n; i++) if (x[i] > x[hi]) hi = i;
+                assertEquals(x[hi], mx.item(), 0.0, "max, " + at);
+                assertEquals(hi, (long) am.item(), "argmax, " + at);
+                float[] grs = rs.toFloatArray();
+                long[] gam = (long[]) ram.get();
+                for (int i = 0; i < r; i++) {
+                    double want = 0;
+                    int best = 0;
+                    for (int j = 0; j < c; j++) {
+                        want += m[i * c + j];
+                        if (m[i * c + j] > m[i * c + best]) best = j;
+                    }
+                    assertEquals(want, grs[i], 0.0, "row " + i + ", " + at);
+                    assertEquals(best, gam[i], "argmax of row " + i + " (first occurrence), " + at);
+                }
+                float[] gus = us.toFloatArray();
+                for (int i = 0; i < ur; i++) {
+                    double want = 0;
+                    for (int j = 0; j < uc; j++) want += u[i * uc + j];
+                    assertEquals(want, gus[i], 0.0, "unaligned row " + i + ", " + at);
+                }
+            }
+        }
+    }
+}
