@@ -50,10 +50,10 @@ public final class ReductionSweep {
      */
     static List<Config> configs() {
         List<Config> c = new ArrayList<>();
-        int[][] grids = {{256, 4}, {512, 2}, {256, 8}};
+        int[][] grids = {{512, 2}, {256, 4}, {256, 8}};
         String[][] rowKinds = {{"auto", "256"}, {"block", "256"}, {"block", "128"}};
         for (String load : new String[] {"default", "nc_na"}) {
-            for (int loads : new int[] {4, 8}) {
+            for (int loads : new int[] {8, 4}) {
                 for (int[] g : grids) {
                     for (String[] r : rowKinds) c.add(new Config(g[0], g[1], loads, r[0], Integer.parseInt(r[1]), load));
                 }

@@ -80,7 +80,7 @@ public final class ReductionKernel {
      * 64 per thread): 4 x 256 threads, each with four independent 16-byte loads in flight, is 64 KiB of reads in
      * flight per SM, more than the bandwidth-latency product needs, and the whole grid is one wave (no tail).
      */
-    public static final int BLOCKS_PER_SM = 4;
+    public static final int BLOCKS_PER_SM = 2;
 
     /** numpy's result dtype of {@code op} over {@code in}. */
     public static DType resultType(Op op, DType in) {
@@ -293,7 +293,8 @@ public final class ReductionKernel {
                 + "  static_assert(sizeof(V) == 16, \"16-byte loads only\");\n"
                 + "  unsigned w[4];\n"
                 + "  asm(\"" + ins + " {%0, %1, %2, %3}, [%4];\" : \"=r\"(w[0]), \"=r\"(w[1]), \"=r\"(w[2]), \"=r\"(w[3]) : \"l\"(p));\n"
-                + "  V v; __builtin_memcpy(&v, w, 16); return v;\n}\n";
+                + "  V v; unsigned* d = reinterpret_cast<unsigned*>(&v);\n"
+                + "  d[0] = w[0]; d[1] = w[1]; d[2] = w[2]; d[3] = w[3]; return v;\n}\n";
     }
 
     static String generate(Plan p) {

@@ -9,11 +9,11 @@ import java.util.Locale;
  * <table>
  * <caption>System properties</caption>
  * <tr><th>property</th><th>values (default first)</th><th>meaning</th></tr>
- * <tr><td>{@code jkompute.cuda.reduce.threads}</td><td>256, 32..1024 (multiple of 32)</td><td>threads per block of a
+ * <tr><td>{@code jkompute.cuda.reduce.threads}</td><td>512, 32..1024 (multiple of 32)</td><td>threads per block of a
  * split row (a full reduction), the column kernel and the warp-per-row kernel</td></tr>
- * <tr><td>{@code jkompute.cuda.reduce.blocksPerSm}</td><td>4, 1..32</td><td>resident blocks per SM the split grid is
+ * <tr><td>{@code jkompute.cuda.reduce.blocksPerSm}</td><td>2, 1..32</td><td>resident blocks per SM the split grid is
  * sized for (one wave) and {@code __launch_bounds__} promises</td></tr>
- * <tr><td>{@code jkompute.cuda.reduce.loads}</td><td>4, 1..16</td><td>independent 16-byte loads in flight per thread,
+ * <tr><td>{@code jkompute.cuda.reduce.loads}</td><td>8, 1..16</td><td>independent 16-byte loads in flight per thread,
  * each into its own accumulator (order-free operations)</td></tr>
  * <tr><td>{@code jkompute.cuda.reduce.rowMode}</td><td>auto, warp, block</td><td>short rows (up to 8192 elements): one
  * warp per row (auto: from 2048 rows on) or one block per row</td></tr>
@@ -31,7 +31,7 @@ public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode r
 
     public enum Load { DEFAULT, NC, NC_NA, CS }
 
-    public static final ReductionTuning DEFAULTS = new ReductionTuning(256, ReductionKernel.BLOCKS_PER_SM, 4, RowMode.AUTO, 256, Load.DEFAULT);
+    public static final ReductionTuning DEFAULTS = new ReductionTuning(512, ReductionKernel.BLOCKS_PER_SM, 8, RowMode.AUTO, 256, Load.DEFAULT);
 
     public ReductionTuning {
         threads(PREFIX + "threads", threads);

@@ -102,10 +102,10 @@ class GeneratedKernelsCompileTest {
      */
     static List<ReductionTuning> sweepTunings() {
         List<ReductionTuning> c = new ArrayList<>();
-        int[][] grids = {{256, 4}, {512, 2}, {256, 8}};
+        int[][] grids = {{512, 2}, {256, 4}, {256, 8}};
         Object[][] rowKinds = {{ReductionTuning.RowMode.AUTO, 256}, {ReductionTuning.RowMode.BLOCK, 256}, {ReductionTuning.RowMode.BLOCK, 128}};
         for (ReductionTuning.Load load : new ReductionTuning.Load[] {ReductionTuning.Load.DEFAULT, ReductionTuning.Load.NC_NA}) {
-            for (int loads : new int[] {4, 8}) {
+            for (int loads : new int[] {8, 4}) {
                 for (int[] g : grids) {
                     for (Object[] r : rowKinds) c.add(new ReductionTuning(g[0], g[1], loads, (ReductionTuning.RowMode) r[0], (Integer) r[1], load));
                 }

@@ -21,7 +21,7 @@ class ReductionTuningTest {
         ReductionTuning.clear();
         ReductionTuning t = ReductionTuning.current();
         assertEquals(ReductionTuning.DEFAULTS, t);
-        assertEquals(new ReductionTuning(256, 4, 4, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT), t);
+        assertEquals(new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT), t);
     }
 
     @Test
