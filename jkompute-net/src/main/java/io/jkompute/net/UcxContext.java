@@ -21,6 +21,13 @@ import io.jkompute.graph.Registrar;
  * core busy per link thread for that long after each message, for lower and steadier latency while traffic flows.
  */
 public class UcxContext extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxContext() {
+    }
+
     private Parameter<UcxEntitySerializer> serializer;
     private Parameter<Boolean> reconnect;
     private Parameter<Boolean> cpuDataOnly;
