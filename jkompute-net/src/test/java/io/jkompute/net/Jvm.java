@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -63,6 +64,7 @@ final class Jvm implements AutoCloseable {
                 "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        cmd.addAll(jitFlags());
         cmd.addAll(jvmArgs);
         cmd.addAll(List.of("-cp", classPath(), main));
         cmd.addAll(List.of(args));
@@ -71,6 +73,12 @@ final class Jvm implements AutoCloseable {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
+    }
+
+    /** The test JVM's JIT tier limit, passed on: a child runs as short as the test JVM (see the parent POM). */
+    static List<String> jitFlags() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:TieredStopAtLevel=")).toList();
     }
 
     static Jvm graph(String name, String... args) {
