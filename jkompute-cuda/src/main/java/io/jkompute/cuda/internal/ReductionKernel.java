@@ -63,6 +63,11 @@ public final class ReductionKernel {
             };
         }
 
+        /** A split row whose last block to finish combines the partial results (no second kernel). */
+        public boolean lastBlockFinishes() {
+            return rows && splits > 1 && tuning.finish() == ReductionTuning.Finish.LAST;
+        }
+
         /** Threads per pass-1 block: a whole row in one block takes the row knob, everything else the general one. */
         public int threads() {
             return rows && splits == 1 && !warpRows() ? tuning.rowThreads() : tuning.threads();
@@ -163,7 +168,12 @@ public final class ReductionKernel {
                 vector = ok ? v : 1;
             }
             long target = (long) tuning.blocksPerSm() * multiprocessors;
-            splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
+            if (tuning.tile() > 0 && m < target) {
+                // blocks of a fixed size, as many as the row takes: the SMs pick up the next block as one finishes
+                splits = (int) Math.max(1, Math.min((k + tuning.tile() - 1) / tuning.tile(), 65535));
+            } else {
+                splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
+            }
             chunk = (k + splits - 1) / splits;
             chunk = (chunk + vector - 1) / vector * vector;
             splits = (int) Math.max(1, (k + chunk - 1) / chunk);
@@ -323,7 +333,7 @@ public final class ReductionKernel {
         int nt1 = p.threads(), minBlocks = Math.max(1, Math.min(p.tuning().blocksPerSm(), 2048 / nt1));
         b.append(loadHelper(p.tuning().load()));
         b.append("extern \"C\" __global__ void __launch_bounds__(").append(nt1).append(", ").append(minBlocks).append(") ").append(PASS1).append("(const ").append(it)
-                .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
+                .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, unsigned* __restrict__ ticket, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
         if (p.rows()) {
             boolean warp = p.warpRows();
             // warp-per-row: lane and 32 stand where a block's thread index and size stand
@@ -396,6 +406,19 @@ public final class ReductionKernel {
             b.append("    if (").append(warp ? "lane" : "threadIdx.x").append(" == 0) {\n");
             b.append("      if (splits == 1) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
             b.append("      else { part[m * splits + split] = a; if (pidx) pidx[m * splits + split] = ai; }\n    }\n");
+            if (p.lastBlockFinishes()) {
+                // the last block of row m to finish (the ticket counts blocks) combines its partials in split order,
+                // reading them past L1 (other blocks wrote them); it zeroes the ticket for the next launch
+                b.append("    __shared__ int last;\n");
+                b.append("    if (threadIdx.x == 0) { __threadfence(); last = atomicAdd(ticket + m, 1u) == (unsigned) (splits - 1); }\n");
+                b.append("    __syncthreads();\n");
+                b.append("    if (last) {\n");
+                b.append("      a = ").append(identity(p.op(), p.acc())).append("; ai = 0x7fffffffffffffffLL;\n");
+                b.append("      for (int s = threadIdx.x; s < splits; s += blockDim.x) { ").append(at).append(" b = __ldcg(part + m * splits + s); i64 bi = pidx ? __ldcg(pidx + m * splits + s) : 0; (void) bi; ")
+                        .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
+                b.append("      block_combine(a, ai);\n");
+                b.append("      if (threadIdx.x == 0) { out[m] = ").append(arg ? "ai" : finish(p, "a")).append("; ticket[m] = 0u; }\n    }\n");
+            }
             if (!warp) b.append("    __syncthreads();\n");
             b.append("  }\n}\n");
         } else {
