@@ -32,7 +32,7 @@ public final class ReductionSweep {
     /** One knob combination: threads, blocksPerSm, loads, rowMode, rowThreads, load, tile, finish. */
     record Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load, int tile, String finish) {
         Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load) {
-            this(threads, blocksPerSm, loads, rowMode, rowThreads, load, 0, "kernel");
+            this(threads, blocksPerSm, loads, rowMode, rowThreads, load, 0, "last");
         }
 
         void apply() {

@@ -10,11 +10,12 @@ import java.util.List;
  * reduced axes are each merged where contiguous; then one of two kernels:
  * <ul>
  * <li>rows: the reduced elements are contiguous (stride 1), so a block reduces a row (or a slice of one) with
- * 16-byte loads where aligned, four of them in flight per thread into independent accumulators (order-free
- * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
- * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM)
- * ({@link ReductionTuning} holds the knobs; these are the defaults) whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
- * timing);</li>
+ * 16-byte loads where aligned, several in flight per thread into independent accumulators (order-free operations),
+ * then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
+ * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM),
+ * each block's share whole passes of its unrolled loop, and the block that finishes last (an atomic ticket per output)
+ * combines the partial results in split order, so results do not depend on timing ({@link ReductionTuning} holds
+ * the knobs, among them a second kernel for that combine);</li>
  * <li>columns: the reduced elements are strided (e.g. axis 0 of a C array), so a thread reduces one output
  * element and neighbouring threads read neighbouring memory; long columns are split the same way.</li>
  * </ul>

@@ -25,7 +25,7 @@ import java.util.Locale;
  * <tr><td>{@code jkompute.cuda.reduce.tile}</td><td>0, or 1024..2^30</td><td>elements per block of a split row
  * (a full reduction of few outputs); 0: the row is cut into one wave of blocks ({@code blocksPerSm} per SM), otherwise
  * into as many blocks of this size as it takes, so that the hardware balances blocks over SMs as they finish</td></tr>
- * <tr><td>{@code jkompute.cuda.reduce.finish}</td><td>kernel, last</td><td>how a split row's partial results are
+ * <tr><td>{@code jkompute.cuda.reduce.finish}</td><td>last, kernel</td><td>how a split row's partial results are
  * combined: a second kernel, or the block that finishes last (an atomic ticket per output) in the same kernel; either
  * way in split order, so the result does not depend on timing</td></tr>
  * </table>
@@ -39,7 +39,7 @@ public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode r
 
     public enum Finish { KERNEL, LAST }
 
-    public static final ReductionTuning DEFAULTS = new ReductionTuning(512, ReductionKernel.BLOCKS_PER_SM, 8, RowMode.AUTO, 256, Load.DEFAULT, 0, Finish.KERNEL);
+    public static final ReductionTuning DEFAULTS = new ReductionTuning(512, ReductionKernel.BLOCKS_PER_SM, 8, RowMode.AUTO, 256, Load.DEFAULT, 0, Finish.LAST);
 
     public ReductionTuning {
         threads(PREFIX + "threads", threads);
