@@ -186,8 +186,8 @@ class _Plan:
 
 
 def _slot(t):
-    """The struct format of an argument type passed by value, as CuPy passes it: numpy scalars as their own type,
-    Python int as long long, float as double; None for tensors and arrays (a device pointer)."""
+    """The struct format of an argument type passed by value: numpy scalars as their own type, Python int as long
+    long, float as double; None for tensors and arrays (a device pointer)."""
     import numpy
     return {numpy.int8: "b7x", numpy.uint8: "B7x", numpy.int16: "h6x", numpy.uint16: "H6x", numpy.int32: "i4x",
             numpy.uint32: "I4x", numpy.int64: "q", numpy.uint64: "Q", numpy.float16: "e6x", numpy.float32: "f4x",
@@ -217,7 +217,7 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     taken by their device pointer: work another stream queued on such a tensor is finished first and the tensor
     records stream, as as_cupy does, in the same call to the graph. grid and block are an int or a tuple of up to 3
     ints; args a tuple of Tensors, CuPy arrays and numpy scalars (Python int and float are passed as int64 and
-    float64, as CuPy does). Each argument takes one 8-byte slot: kernels with struct arguments need
+    float64). Each argument takes one 8-byte slot: kernels with struct arguments need
     RawKernel.__call__. jkompute's addition to GXF's API; the fast path for a kernel launched every frame."""
     if not stream.cid:
         raise ValueError("launch needs a stream from CudaStreamPool.allocate_stream()")
