@@ -218,7 +218,9 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     records stream, as as_cupy does, in the same call to the graph. grid and block are an int or a tuple of up to 3
     ints; args a tuple of Tensors, CuPy arrays and numpy scalars (Python int and float are passed as int64 and
     float64). Each argument takes one 8-byte slot: kernels with struct arguments need
-    RawKernel.__call__. jkompute's addition to GXF's API; the fast path for a kernel launched every frame."""
+    RawKernel.__call__. The stream's device becomes the calling thread's current CUDA device (its primary context,
+    which CuPy and jkompute share). jkompute's addition to GXF's API; the fast path for a kernel launched every
+    frame."""
     if not stream.cid:
         raise ValueError("launch needs a stream from CudaStreamPool.allocate_stream()")
     device = stream.device
