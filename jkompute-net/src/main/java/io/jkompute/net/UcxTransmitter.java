@@ -112,6 +112,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private final IdleStrategy offerIdle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
     /** Same-host links: the shared slots large messages go through (null: every message over UDP). */
     private SharedSlots slots;
+    /** The sending thread's idle while every shared slot is held by the receiver; a RELEASED frame wakes it. */
+    private LinkIdle slotIdle;
     /** Messages of at least this many bytes go through the shared slots. */
     private long sharedFrom;
     /** Messages sent through the shared slots. */
@@ -175,6 +177,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
         linkId = new SecureRandom().nextLong();
         slots = sharedSlots(host, linkId);
+        slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
+                () -> failure != null || peerClosed || slots == null || slots.anyFree());
         sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
         startNs = System.nanoTime();
         running = true;
@@ -200,8 +204,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         } catch (java.io.IOException e) {
             return null;
         }
-        int n = Integer.getInteger("jkompute.net.sharedSlots", 3);
-        return new SharedSlots(folder, id, Math.max(1, Math.min(n, 64)));
+        // the receiver keeps a slot while its graph holds the message (up to its queue's capacity and the one being
+        // worked on), so a streaming link needs about capacity + 2 slots; 6 suits the default queues
+        int n = Integer.getInteger("jkompute.net.sharedSlots", 6);
+        return new SharedSlots(folder, id, Math.max(1, Math.min(n, SharedSlots.MAX)));
     }
 
     private void poll() {
@@ -313,12 +319,23 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                     peerClosed = true;
                 }
             }
+            case Frames.RELEASED -> {
+                SharedSlots sl = slots;
+                if (sl == null || !sl.release(Frames.a(b, offset), Frames.b(b, offset))) {
+                    lose("protocol violation: the receiver released shared slot " + Frames.a(b, offset)
+                            + " for message " + Frames.b(b, offset) + ", which that slot does not hold");
+                    return;
+                }
+                slotIdle.wake();
+                return;
+            }
             default -> {
                 lose("protocol violation: frame type " + type + " is not one a receiver sends");
                 return;
             }
         }
         roomIdle.wake();
+        slotIdle.wake();
         graph().notify(entity());
     }
 
@@ -507,15 +524,18 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     /**
-     * A large message to a receiver on this host: written once into a shared slot, announced by one signed SHARED
-     * frame. A slot is reused only after the receiver counted the message that was in it (it copies a message out
-     * before counting it), so the ring never overwrites what the receiver has not taken yet.
+     * A large message to a receiver on this host: written once into a free shared slot, announced by one signed
+     * SHARED frame (c = the slot, and the number of slots in the upper 32 bits, so the receiver knows how many it
+     * may keep). The slot stays taken until the receiver's RELEASED frame for this message: it decodes the message
+     * in place and releases the slot when the last tensor referring to it is closed.
      */
     private void sendShared(long seq, WireFormat.Encoded e) {
-        int slot = (int) ((seq - 1) % slots.slots());
-        LinkIdle idle = roomIdle;
+        LinkIdle idle = slotIdle;
         idle.reset();
-        while (delivered < seq - slots.slots()) {
+        long waitFrom = System.nanoTime();
+        long lastNote = waitFrom;
+        int slot;
+        while ((slot = slots.take(seq)) < 0) {
             if (failure != null) {
                 throw failed();
             }
@@ -523,6 +543,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 throw closedByPeer();
             }
             idle.idle();
+            long now = System.nanoTime();
+            if (now - lastNote > WAIT_NOTE_NS) {
+                lastNote = now;
+                LOG.warn("{}: waiting {} s for {} to release one of {} shared slots", path(),
+                        (now - waitFrom) / 1_000_000_000L, peer, slots.slots());
+            }
         }
         slots.write(slot, e);
         sharedSent++;
@@ -530,7 +556,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         payloadView.wrap(name);
         sendLock.lock();
         try {
-            Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(), slot, ++outCounter);
+            Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(),
+                    slot | (long) slots.slots() << 32, ++outCounter);
             Frames.sign(out, frame, payloadView, name.length);
             offer(name.length);
         } finally {
