@@ -52,22 +52,29 @@ final class SharedSlots implements AutoCloseable {
 
     /** Takes a free slot for message {@code seq}: its index, or -1 when every slot is still held by the receiver. */
     int take(long seq) {
+        return take(seq, files.length);
+    }
+
+    /** Takes a free slot under {@code limit} for message {@code seq}, or -1 when all of those are held. */
+    int take(long seq, int limit) {
+        long usable = limit >= MAX ? -1L : (1L << limit) - 1;
         while (true) {
-            long f = free.get();
+            long f = free.get() & usable;
             if (f == 0) {
                 return -1;
             }
             int slot = Long.numberOfTrailingZeros(f);
-            if (free.compareAndSet(f, f & ~(1L << slot))) {
+            long all = free.get();
+            if ((all & (1L << slot)) != 0 && free.compareAndSet(all, all & ~(1L << slot))) {
                 holds.set(slot, seq);
                 return slot;
             }
         }
     }
 
-    /** Whether a slot is free (a waiting sender may go on). */
-    boolean anyFree() {
-        return free.get() != 0;
+    /** Whether a slot under {@code limit} is free (a waiting sender may go on). */
+    boolean anyFree(int limit) {
+        return (free.get() & (limit >= MAX ? -1L : (1L << limit) - 1)) != 0;
     }
 
     /**

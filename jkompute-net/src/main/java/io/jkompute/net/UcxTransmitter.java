@@ -114,6 +114,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private SharedSlots slots;
     /** The sending thread's idle while every shared slot is held by the receiver; a RELEASED frame wakes it. */
     private LinkIdle slotIdle;
+    /** The slots the current shared message may use (see {@link #slotLimit}). */
+    private volatile int sharedLimit = SharedSlots.MAX;
     /** Messages of at least this many bytes go through the shared slots. */
     private long sharedFrom;
     /** Messages sent through the shared slots. */
@@ -178,7 +180,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         linkId = new SecureRandom().nextLong();
         slots = sharedSlots(host, linkId);
         slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
-                () -> failure != null || peerClosed || slots == null || slots.anyFree());
+                () -> failure != null || peerClosed || slots == null || slots.anyFree(sharedLimit));
         sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
         startNs = System.nanoTime();
         running = true;
@@ -204,10 +206,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         } catch (java.io.IOException e) {
             return null;
         }
-        // the receiver keeps a slot while its graph holds the message (up to its queue's capacity and the one being
-        // worked on), so a streaming link needs about capacity + 2 slots; 6 suits the default queues
-        int n = Integer.getInteger("jkompute.net.sharedSlots", 6);
-        return new SharedSlots(folder, id, Math.max(1, Math.min(n, SharedSlots.MAX)));
+        // file names for every possible slot; how many a message may use is decided per message (slotLimit)
+        return new SharedSlots(folder, id, SharedSlots.MAX);
     }
 
     private void poll() {
@@ -534,8 +534,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         idle.reset();
         long waitFrom = System.nanoTime();
         long lastNote = waitFrom;
+        int limit = slotLimit(e.messageBytes());
+        sharedLimit = limit;
         int slot;
-        while ((slot = slots.take(seq)) < 0) {
+        while ((slot = slots.take(seq, limit)) < 0) {
             if (failure != null) {
                 throw failed();
             }
@@ -547,7 +549,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             if (now - lastNote > WAIT_NOTE_NS) {
                 lastNote = now;
                 LOG.warn("{}: waiting {} s for {} to release one of {} shared slots", path(),
-                        (now - waitFrom) / 1_000_000_000L, peer, slots.slots());
+                        (now - waitFrom) / 1_000_000_000L, peer, limit);
             }
         }
         slots.write(slot, e);
@@ -557,12 +559,23 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         sendLock.lock();
         try {
             Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(),
-                    slot | (long) slots.slots() << 32, ++outCounter);
+                    slot | (long) limit << 32, ++outCounter);
             Frames.sign(out, frame, payloadView, name.length);
             offer(name.length);
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * How many slots a message of {@code bytes} may use: the receiver holds up to its queue's capacity + 1 messages
+     * while its graph works, so capacity + 2 slots stream without copies ({@code jkompute.net.sharedSlots} fixes
+     * the number), within {@code jkompute.net.sharedBytes} of /dev/shm per link (1 GiB; at least 2 slots).
+     */
+    private int slotLimit(long bytes) {
+        int want = Integer.getInteger("jkompute.net.sharedSlots", remoteCapacity + 2);
+        long room = Long.getLong("jkompute.net.sharedBytes", 1L << 30) / Math.max(1, bytes);
+        return (int) Math.max(1, Math.min(Math.min(want, slots.slots()), Math.max(2, room)));
     }
 
     private void offer(int n) {

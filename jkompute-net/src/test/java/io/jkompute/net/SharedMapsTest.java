@@ -96,7 +96,8 @@ class SharedMapsTest {
             assertEquals(1, slots.take(2));
             assertEquals(2, slots.take(3));
             assertEquals(-1, slots.take(4), "every slot held");
-            assertTrue(!slots.anyFree());
+            assertTrue(!slots.anyFree(3));
+            assertEquals(-1, slots.take(4, 2), "under a limit of 2 too");
             assertTrue(!slots.release(1, 3), "slot 1 holds message 2, not 3");
             assertTrue(!slots.release(3, 4), "no slot 3");
             assertTrue(!slots.release(-1, 4));
