@@ -46,6 +46,9 @@ public final class StandardExtension implements GraphExtension {
         r.register("UnboundedAllocator", UnboundedAllocator::new);
         r.register("BlockMemoryPool", BlockMemoryPool::new);
         r.register("JavaCodelet", JavaCodelet::new);
+        // GXF's sample extension, which GXF's own Python codelet tests pair with Python codelets
+        r.register("PingTx", SamplePingTx::new);
+        r.register("PingRx", SamplePingRx::new);
         r.register("VulkanDevice", VulkanDevice::new);
     }
 }
