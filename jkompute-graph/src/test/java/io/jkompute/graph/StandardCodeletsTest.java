@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.std.BlockMemoryPool;
+import io.jkompute.graph.std.SamplePingRx;
 import io.jkompute.graph.std.Synchronization;
 import io.jkompute.graph.std.Vault;
 import io.jkompute.graph.testing.Recorder;
@@ -20,7 +21,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier. */
+/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier; its sample PingTx/PingRx. */
 class StandardCodeletsTest {
     @TempDir
     Path dir;
@@ -389,6 +390,55 @@ class StandardCodeletsTest {
             assertValues(sink);
             assertFalse(sink.storages.contains(StorageType.DEVICE));
             assertEquals(2, g.component("to_device/pool", BlockMemoryPool.class).freeBlocks(), "device blocks returned");
+        }
+    }
+
+    static String samplePingTx(int count, String clock) {
+        return """
+                ---
+                name: tx
+                components:
+                - { name: signal, type: nvidia::gxf::DoubleBufferTransmitter }
+                - { type: DownstreamReceptiveSchedulingTerm, parameters: { transmitter: signal } }
+                - { type: CountSchedulingTerm, parameters: { count: %d } }
+                - { type: PeriodicSchedulingTerm, parameters: { recess_period: 1000 } }
+                - { name: ping, type: nvidia::gxf::PingTx, parameters: { signal: signal%s } }
+                """.formatted(count, clock == null ? "" : ", clock: " + clock);
+    }
+
+    @Test
+    void gxfSamplePingTxStampsWithItsClockOrZero() throws Exception {
+        for (String clock : new String[] {"sched/clock", null}) {
+            try (Graph g = load(samplePingTx(4, clock) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+                g.run();
+                // ticks at 0, 1000, 2000, 3000 ns of the manual clock; without a clock GXF's PingTx stamps 0
+                assertEquals(clock == null ? List.of(0L, 0L, 0L, 0L) : List.of(0L, 1000L, 2000L, 3000L),
+                        acqtimes(g, "r"), String.valueOf(clock));
+            }
+        }
+    }
+
+    @Test
+    void gxfSamplePingRxTakesOneMessagePerTickAndFailsOnNone() throws Exception {
+        String rx = """
+                ---
+                name: rx
+                components:
+                - { name: signal, type: DoubleBufferReceiver }
+                - { type: MessageAvailableSchedulingTerm, parameters: { receiver: signal, min_size: 1 } }
+                - { name: ping, type: nvidia::gxf::PingRx, parameters: { signal: signal } }
+                """;
+        try (Graph g = load(samplePingTx(5, null) + rx + connect("tx/signal", "rx/signal") + GREEDY)) {
+            g.run();
+            assertEquals(5, g.entity("rx").tickCount());
+            assertEquals(5, g.component("rx/ping", SamplePingRx.class).received());
+        }
+        String alone = rx.replace("- { type: MessageAvailableSchedulingTerm, parameters: { receiver: signal, min_size: 1 } }\n",
+                "- { type: CountSchedulingTerm, parameters: { count: 1 } }\n");
+        try (Graph g = load(alone + GREEDY)) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'rx/ping' (PingRx) failed in tick(): IllegalStateException: no message in "
+                    + "'rx/signal' at tick 1", e.getMessage());
         }
     }
 }
