@@ -50,10 +50,10 @@ work=$(mktemp -d "${TMPDIR:-/tmp}/gxf-conformance.XXXXXX")
 trap 'rm -rf "$work"' EXIT
 src=$(cd "$src" && pwd)
 if [ -f "$src/HEAD" ] && [ -d "$src/objects" ]; then
-  # a bare repository: only the tree GXF's tests need
+  # a bare repository: only the folder GXF's Python codelet tests live in (their codelets import jkompute's gxf)
   mkdir -p "$work/tree"
-  prefix=com_nvidia_gxf/gxf
-  git --git-dir="$src" cat-file -e "HEAD:$prefix" 2>/dev/null || prefix=gxf
+  prefix=com_nvidia_gxf/gxf/python/tests
+  git --git-dir="$src" cat-file -e "HEAD:$prefix" 2>/dev/null || prefix=gxf/python/tests
   git --git-dir="$src" archive HEAD "$prefix" | tar -x -C "$work/tree"
   src="$work/tree"
 fi
@@ -67,12 +67,14 @@ py=${JKOMPUTE_PYTHON:-python3}
 mkdir -p "$logs"
 logs=$(cd "$logs" && pwd)
 
-# the launcher builds on first use: do that now, not inside the first app's time limit
-"${jk[@]}" --version > "$logs/version.txt" 2>&1 || { echo "gxf-conformance: '${jk[*]} --version' failed:" >&2
+# the launcher builds on first use: do that now, not inside the first app's time limit; from the GXF folder, where
+# the apps run (a relative class path in JKOMPUTE_CMD fails here, not 29 times later)
+(cd "$ws" && "${jk[@]}" --version) > "$logs/version.txt" 2>&1 </dev/null || {
+  echo "gxf-conformance: '${jk[*]} --version' failed in $ws (JKOMPUTE_CMD needs absolute paths):" >&2
   tail -5 "$logs/version.txt" >&2; exit 1; }
 # the component types jkompute knows: its load error for an unknown type lists them
 printf 'name: probe\ncomponents:\n- type: nvidia::gxf::NoSuchComponentType\n' > "$work/probe.yaml"
-known=$("${jk[@]}" run "$work/probe.yaml" 2>&1 </dev/null | sed -n 's/.*known types: //p' | head -1 || true)
+known=$(cd "$ws" && "${jk[@]}" run "$work/probe.yaml" 2>&1 </dev/null | sed -n 's/.*known types: //p' | head -1 || true)
 [ -n "$known" ] || { echo "gxf-conformance: could not list jkompute's component types" >&2; exit 1; }
 has_cupy=0; "$py" -c 'import cupy' >/dev/null 2>&1 && has_cupy=1
 has_cuda=0

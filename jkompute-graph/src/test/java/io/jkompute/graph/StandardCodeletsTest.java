@@ -8,6 +8,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.std.BlockMemoryPool;
 import io.jkompute.graph.std.SamplePingRx;
+import io.jkompute.graph.std.TestStepCount;
 import io.jkompute.graph.std.Synchronization;
 import io.jkompute.graph.std.Vault;
 import io.jkompute.graph.testing.Recorder;
@@ -21,7 +22,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier; its sample PingTx/PingRx. */
+/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier; its sample PingTx/PingRx and test::StepCount. */
 class StandardCodeletsTest {
     @TempDir
     Path dir;
@@ -439,6 +440,21 @@ class StandardCodeletsTest {
             GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
             assertEquals("codelet 'rx/ping' (PingRx) failed in tick(): IllegalStateException: no message in "
                     + "'rx/signal' at tick 1", e.getMessage());
+        }
+    }
+
+    @Test
+    void gxfTestStepCountChecksTheTicksOfItsEntityInStop() throws Exception {
+        String counted = samplePingTx(3, null).replace("- { name: ping,",
+                "- { name: steps, type: nvidia::gxf::test::StepCount, parameters: { expected_count: %d } }\n- { name: ping,");
+        try (Graph g = load(counted.formatted(3) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+            g.run();
+            assertEquals(3, g.component("tx/steps", TestStepCount.class).ticks());
+        }
+        try (Graph g = load(counted.formatted(4) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'tx/steps' (test::StepCount) failed in stop(): IllegalStateException: ticked 3 "
+                    + "times after 1 start(s); expected 4 ticks after 1", e.getMessage());
         }
     }
 }

@@ -49,6 +49,8 @@ public final class StandardExtension implements GraphExtension {
         // GXF's sample extension, which GXF's own Python codelet tests pair with Python codelets
         r.register("PingTx", SamplePingTx::new);
         r.register("PingRx", SamplePingRx::new);
+        // GXF's test helper that its DLPack test apps use
+        r.register("test::StepCount", TestStepCount::new);
         r.register("VulkanDevice", VulkanDevice::new);
     }
 }
