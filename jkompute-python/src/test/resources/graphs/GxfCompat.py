@@ -30,3 +30,50 @@ class NpArrayTx(CodeletAdapter):
         assert Tensor.get_from_entity(msg, "facts").shape() == Shape([2, 3])
         self.tx.publish(msg, self.n)
         self.n += 1
+
+
+class ComplexTx(CodeletAdapter):
+    """Per tick n: complex tensors as GXF's complex tests make them: 'c64' (complex64 [2], copied into the pool by
+    add_np_array_as_tensor_to_entity) and 'c128' (complex128 [2, 1], wrapped by Tensor.as_tensor), values shifted
+    by n."""
+
+    def start(self):
+        p = self.get_params()
+        self.tx = Transmitter.get(self.context(), self.cid(), p["transmitter"])
+        self.pool = Allocator.get(self.context(), self.cid(), p["allocator"])
+        self.n = 0
+
+    def tick(self):
+        msg = MessageEntity(self.context())
+        c64 = np.array([1 + 2j, -3.5 + 0.25j], dtype=np.complex64) + self.n
+        t = Tensor.add_np_array_as_tensor_to_entity(msg, "c64", c64, self.pool)
+        assert t.element_type() == PrimitiveType.kComplex64 and t.bytes_per_element() == 8, t
+        c128 = np.array([[1e300 + 1j], [2 - 1e-300j]], dtype=np.complex128) + self.n
+        Tensor.add_to_entity(msg, Tensor.as_tensor(c128), "c128")
+        self.tx.publish(msg, self.n)
+        self.n += 1
+
+
+class ComplexRx(CodeletAdapter):
+    """Checks ComplexTx's tensors through numpy (DLPack and the array interface) and GXF's get_tensor_info(), then
+    forwards the message."""
+
+    def start(self):
+        self.rx = self.get_receivers()[0]
+        self.tx = self.get_transmitters()[0]
+        self.n = 0
+
+    def tick(self):
+        msg = self.rx.receive()
+        c64 = Tensor.get_from_entity(msg, "c64")
+        c128 = Tensor.get_from_entity(msg, "c128")
+        expected64 = np.array([1 + 2j, -3.5 + 0.25j], dtype=np.complex64) + self.n
+        expected128 = np.array([[1e300 + 1j], [2 - 1e-300j]], dtype=np.complex128) + self.n
+        np.testing.assert_array_equal(np.asarray(c64), expected64)
+        np.testing.assert_array_equal(np.from_dlpack(c128), expected128)
+        assert np.asarray(c64).dtype == np.complex64 and np.asarray(c128).dtype == np.complex128
+        info = c128.get_tensor_info()
+        assert info[1:] == (32, np.dtype(np.complex128), 2, [2, 1], [16, 16]), info[1:]
+        assert c128.element_type() == PrimitiveType.kComplex128, c128.element_type()
+        self.tx.publish(msg, self.n)
+        self.n += 1

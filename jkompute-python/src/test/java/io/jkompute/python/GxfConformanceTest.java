@@ -33,6 +33,18 @@ class GxfConformanceTest {
     }
 
     @Test
+    void complexTensorsReachNumpyAndJavaWithTheirValues() {
+        try (Graph g = Graph.load(GRAPHS.resolve("complex-tensors.yaml"))) {
+            assertEquals(StopReason.COMPLETED, g.run().reason());
+            assertEquals(2, g.entity("check").tickCount(), "ComplexRx.py checked both messages");
+            ComplexRecorder rec = (ComplexRecorder) g.component("sink/recorder", JavaCodelet.class).instance();
+            assertEquals(List.of(
+                    "complex64[2][1.0, 2.0, -3.5, 0.25] complex128[2, 1][1.0E300, 1.0, 2.0, -1.0E-300]",
+                    "complex64[2][2.0, 2.0, -2.5, 0.25] complex128[2, 1][1.0E300, 1.0, 3.0, -1.0E-300]"), rec.seen);
+        }
+    }
+
+    @Test
     void aRelativeCodeletFileNotBesideTheYamlIsFoundFromTheWorkingDirectory(@TempDir Path dir) throws Exception {
         // GXF's apps name codelet files from the workspace root (gxf/python/tests/PingTx.py) and run there
         Path relative = GRAPHS.resolve("GxfCompat.py");
