@@ -128,7 +128,7 @@ gxf)
   # GXF's own Python codelet tests with the host's CuPy and CUDA (scripts/gxf-conformance.sh --device), from a GXF
   # tree carried in ${2:-.gxf}; one line per app in gxf-conformance.txt, each app's output in gxf-logs.tar.gz
   rm -rf /tmp/gxf-logs
-  JKOMPUTE_CMD="$J -cp $CP io.jkompute.cli.Main" timeout -s KILL "${GXF_TIMEOUT:-500}" \
+  JKOMPUTE_CMD="$J -cp $CP io.jkompute.cli.Main" timeout -s KILL "${GXF_TIMEOUT:-330}" \
       bash scripts/gxf-conformance.sh --device --timeout 120 --logs /tmp/gxf-logs "${2:-.gxf}" > "$OUT/gxf-conformance.txt" 2>&1
   echo "gxf-conformance exit: $?" >> "$OUT/gxf-conformance.txt"
   tar -czf "$OUT/gxf-logs.tar.gz" -C /tmp gxf-logs 2>/dev/null
