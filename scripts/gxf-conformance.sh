@@ -79,8 +79,11 @@ known=$(cd "$ws" && "${jk[@]}" run "$work/probe.yaml" 2>&1 </dev/null | sed -n '
 has_cupy=0; "$py" -c 'import cupy' >/dev/null 2>&1 && has_cupy=1
 has_cuda=0
 if [ $device = 1 ]; then
-  ldconfig -p 2>/dev/null | grep -q 'libcuda\.so\.1' && has_cuda=1
-  [ $has_cuda = 1 ] || [ -e /usr/lib/x86_64-linux-gnu/libcuda.so.1 ] && has_cuda=1
+  # no `ldconfig -p | grep -q`: under pipefail grep's early exit fails the pipeline with SIGPIPE
+  [[ "$(ldconfig -p 2>/dev/null)" == *libcuda.so.1* ]] && has_cuda=1
+  for f in /usr/lib/x86_64-linux-gnu /usr/lib64 /usr/local/nvidia/lib64 /usr/lib/wsl/lib; do
+    [ -e "$f/libcuda.so.1" ] && has_cuda=1
+  done
 fi
 
 # DLPack apps: GXF's generator writes YAML only (it imports sys alone); its codelet paths are workspace-relative
