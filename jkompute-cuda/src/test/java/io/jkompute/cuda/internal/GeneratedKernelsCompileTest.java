@@ -183,15 +183,15 @@ class GeneratedKernelsCompileTest {
             }
         }
         ReductionTuning last = new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT, 65536, ReductionTuning.Finish.LAST);
-        for (ReductionKernel.Op op : ReductionKernel.Op.values()) {
-            for (DType d : new DType[] {DType.FLOAT32, DType.FLOAT64, DType.INT8, DType.UINT64, DType.BFLOAT16, DType.BOOL}) {
-                if ((op == ReductionKernel.Op.MEAN || op == ReductionKernel.Op.PROD) && d == DType.BOOL) continue;
+        for (ReductionKernel.Op op : new ReductionKernel.Op[] {ReductionKernel.Op.SUM, ReductionKernel.Op.MEAN, ReductionKernel.Op.ARGMIN, ReductionKernel.Op.ALL}) {
+            for (DType d : new DType[] {DType.FLOAT64, DType.INT8, DType.UINT64, DType.BFLOAT16}) {
                 ReductionKernel.Plan pl = ReductionKernel.plan(op, d, ArrayLayout.contiguous(3, 1_000_003), new int[] {1}, false, 0, 132, last);
                 assertTrue(pl.lastBlockFinishes(), op + " " + d);
                 out.add(pl.source());
             }
         }
-        return out;
+        // a kernel's source does not name its split count, so several plans share one: compile each once
+        return new ArrayList<>(new java.util.LinkedHashSet<>(out));
     }
 
     @Test
