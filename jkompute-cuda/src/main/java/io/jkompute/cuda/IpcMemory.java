@@ -19,8 +19,9 @@ import java.lang.foreign.MemorySegment;
  * in the process that exported it. The two processes do not order each other's work: the exporter finishes its
  * writes before it sends the handle, and keeps the memory alive until the importer says it is done.
  * <p>
- * A handle that is forged, stale (its allocation freed) or from another GPU fails {@link #open} with a
- * {@link CudaException}; nothing is mapped then.
+ * A handle that is forged, from another GPU or from this very process fails {@link #open} with a
+ * {@link CudaException}; nothing is mapped then. A handle of an allocation that its exporter has freed is not
+ * detected (on an H200 with driver 580 it opened): the exporter must keep the memory until the importer is done.
  */
 public final class IpcMemory implements AutoCloseable {
     /** Bytes in a handle ({@code CUipcMemHandle}). */
@@ -58,7 +59,7 @@ public final class IpcMemory implements AutoCloseable {
      *
      * @param byteSize the bytes of the allocation this process may touch (as the exporter declared it)
      * @throws IllegalArgumentException when the handle is not {@value #HANDLE_BYTES} bytes or the size is not positive
-     * @throws CudaException            when the driver refuses the handle (forged, stale, another GPU, same process)
+     * @throws CudaException            when the driver refuses the handle (forged, another GPU, same process)
      */
     public static IpcMemory open(byte[] handle, long byteSize) {
         if (handle.length != HANDLE_BYTES) {

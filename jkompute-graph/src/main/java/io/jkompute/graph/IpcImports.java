@@ -12,9 +12,13 @@ public interface IpcImports extends AutoCloseable {
      * {@code target}, on the device, and waits until the copy has finished: afterwards the other process may reuse
      * its buffer.
      *
+     * The owner of the buffer must keep it allocated and unchanged until this returns: CUDA does not tell a handle of
+     * memory its owner has since freed from a live one (it opens), so an owner that frees early makes this copy read
+     * whatever the memory holds then.
+     *
      * @throws IllegalArgumentException when the handle is malformed, is of another device, names memory that cannot
-     *                                  be opened (forged, or freed by its owner), or the range does not fit the
-     *                                  handle's buffer or {@code target}; nothing is copied then
+     *                                  be opened (a forged handle, or one of this very process), or the range does
+     *                                  not fit the handle's buffer or {@code target}; nothing is copied then
      */
     void copy(byte[] handle, long offset, long bytes, DeviceBuffer target);
 

@@ -71,8 +71,8 @@ final class CudaIpcImports implements IpcImports {
         try {
             m = CudaMemory.onDevice(device, () -> IpcMemory.open(h.handle(), h.byteSize()));
         } catch (CudaException e) {
-            throw new IllegalArgumentException("the other process's buffer cannot be opened (a forged handle, or memory "
-                    + "its owner has freed): " + e.getMessage(), e);
+            throw new IllegalArgumentException("the other process's buffer cannot be opened (a forged handle, or one of "
+                    + "this process): " + e.getMessage(), e);
         }
         open.put(key, m);
         if (open.size() > MAX_OPEN) {

@@ -147,7 +147,7 @@ class CudaIpcGpuTest {
     }
 
     @Test
-    void forgedForeignOutOfRangeAndStaleHandlesAreRefusedWithoutCopying() throws Exception {
+    void forgedForeignAndOutOfRangeHandlesAreRefusedWithoutCopying() throws Exception {
         startExporter();
         List<byte[]> handles = alloc(2, MIB);
         try (Graph g = Graph.create(); IpcImports imports = cuda.openIpcImports(g); DeviceBuffer mine = cuda.allocate(g, MIB);
@@ -175,10 +175,9 @@ class CudaIpcGpuTest {
             byte[] own = mine.ipcHandle().orElseThrow();
             assertThrows(IllegalArgumentException.class, () -> imports.copy(own, 0, 4096, small));
 
-            // a buffer its owner has freed
-            ask("FREE 1");
-            var stale = assertThrows(IllegalArgumentException.class, () -> imports.copy(handles.get(1), 0, MIB, mine));
-            assertTrue(stale.getMessage().contains("cannot be opened"), stale.getMessage());
+            // not checked here: a handle of memory its owner has freed. On an H200 with driver 580.159.04,
+            // cuIpcOpenMemHandle opened one without an error, so the owner keeping its buffer until the importer's
+            // copy has finished is what guarantees the bytes, not a check at open.
 
             // and the link still works for the genuine buffer
             ask("FILL 0 5");

@@ -14,7 +14,7 @@ import java.util.List;
 
 /**
  * The exporting process of {@link CudaIpcGpuTest}: CUDA pool memory of its own, driven line by line on stdin
- * ({@code ALLOC count bytes}, {@code FILL index seed}, {@code FREE index}, {@code EXIT}), each answered with one line
+ * ({@code ALLOC count bytes}, {@code FILL index seed}, {@code EXIT}), each answered with one line
  * on stdout ({@code HANDLE index hex}..., {@code OK}).
  */
 public final class IpcExporter {
@@ -58,7 +58,6 @@ public final class IpcExporter {
                             block.set(fill(once, b.byteSize(), Long.parseLong(w[2])));
                         }
                     }
-                    case "FREE" -> buffers.get(Integer.parseInt(w[1])).close();
                     case "EXIT" -> {
                         System.out.println("OK");
                         System.out.flush();
