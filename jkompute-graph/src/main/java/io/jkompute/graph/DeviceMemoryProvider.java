@@ -1,5 +1,7 @@
 package io.jkompute.graph;
 
+import java.util.Optional;
+
 /**
  * Device memory that is not Vulkan memory, supplied by an extension (jkompute-graph-cuda supplies CUDA memory).
  * A device allocator ({@code BlockMemoryPool} or {@code UnboundedAllocator} asked for storage 1) that names no
@@ -20,4 +22,23 @@ public interface DeviceMemoryProvider {
 
     /** {@code bytes} of device memory for {@code graph}, contents undefined; closing the buffer frees it. */
     DeviceBuffer allocate(Graph graph, long bytes);
+
+    /**
+     * The identity of the device that holds {@code graph}'s memory (for CUDA: its 16-byte UUID), when this provider
+     * can share that memory with other processes ({@link DeviceBuffer#ipcHandle()}); empty (the default) when it
+     * cannot. Two processes whose identities are equal can pass device buffers to each other without host memory.
+     */
+    default Optional<byte[]> ipcDevice(Graph graph) {
+        return Optional.empty();
+    }
+
+    /**
+     * A new cache of other processes' device buffers opened in {@code graph}'s device, for copying their bytes into
+     * this process's buffers. Closing it unmaps every buffer it opened.
+     *
+     * @throws UnsupportedOperationException when this provider cannot share memory between processes (the default)
+     */
+    default IpcImports openIpcImports(Graph graph) {
+        throw new UnsupportedOperationException(name() + " device memory cannot be shared between processes");
+    }
 }

@@ -48,7 +48,14 @@ public final class Driver {
             cuStreamSynchronize, cuStreamQuery, cuStreamWaitEvent, cuEventCreate, cuEventRecord, cuEventSynchronize,
             cuEventQuery, cuEventElapsedTime, cuEventDestroy, cuModuleLoadDataEx, cuModuleUnload,
             cuModuleGetFunction, cuFuncGetAttribute, cuLaunchKernel, cuImportExternalMemory,
-            cuExternalMemoryGetMappedBuffer, cuDestroyExternalMemory;
+            cuExternalMemoryGetMappedBuffer, cuDestroyExternalMemory, cuIpcGetMemHandle, cuIpcOpenMemHandle,
+            cuIpcCloseMemHandle;
+
+    /** CUipcMemHandle: 64 opaque bytes, passed by value to cuIpcOpenMemHandle. */
+    public static final java.lang.foreign.StructLayout IPC_MEM_HANDLE =
+            java.lang.foreign.MemoryLayout.structLayout(java.lang.foreign.MemoryLayout.sequenceLayout(64, JAVA_BYTE).withName("reserved"));
+    /** CU_IPC_MEM_LAZY_ENABLE_PEER_ACCESS: the only flag cuIpcOpenMemHandle takes. */
+    public static final int IPC_LAZY_ENABLE_PEER_ACCESS = 1;
 
     static {
         String unavailable = null;
@@ -132,6 +139,11 @@ public final class Driver {
         cuImportExternalMemory = ok ? i.req("cuImportExternalMemory", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS)) : null;
         cuExternalMemoryGetMappedBuffer = ok ? i.req("cuExternalMemoryGetMappedBuffer", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS)) : null;
         cuDestroyExternalMemory = ok ? i.req("cuDestroyExternalMemory", FunctionDescriptor.of(JAVA_INT, ADDRESS)) : null;
+        cuIpcGetMemHandle = ok ? i.req("cuIpcGetMemHandle", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG)) : null;
+        // the handle is a 64-byte struct passed by value: the FFM linker classifies it as the C ABI does
+        cuIpcOpenMemHandle = ok ? i.req(FunctionDescriptor.of(JAVA_INT, ADDRESS, IPC_MEM_HANDLE, JAVA_INT),
+                "cuIpcOpenMemHandle_v2", "cuIpcOpenMemHandle") : null;
+        cuIpcCloseMemHandle = ok ? i.req("cuIpcCloseMemHandle", FunctionDescriptor.of(JAVA_INT, JAVA_LONG)) : null;
     }
 
     /** The text of the "no driver" error: what was tried and what to install. */
@@ -265,6 +277,21 @@ public final class Driver {
 
     public static int memFree(long dptr) {
         return API.memFree(dptr);
+    }
+
+    /** cuIpcGetMemHandle: writes the 64-byte handle of the allocation at {@code dptr} into {@code out64}. */
+    public static int ipcGetMemHandle(MemorySegment out64, long dptr) {
+        return API.ipcGetMemHandle(out64, dptr);
+    }
+
+    /** cuIpcOpenMemHandle: maps another process's allocation into this context; the address goes to {@code out}. */
+    public static int ipcOpenMemHandle(MemorySegment out, MemorySegment handle64, int flags) {
+        return API.ipcOpenMemHandle(out, handle64, flags);
+    }
+
+    /** cuIpcCloseMemHandle: unmaps an address that {@link #ipcOpenMemHandle} returned. */
+    public static int ipcCloseMemHandle(long dptr) {
+        return API.ipcCloseMemHandle(dptr);
     }
 
     public static int memHostAlloc(MemorySegment out, long bytes, int flags) {
@@ -507,6 +534,21 @@ public final class Driver {
         @Override
         public int memFree(long dptr) {
             try { return (int) cuMemFree.invokeExact(dptr); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ipcGetMemHandle(MemorySegment out64, long dptr) {
+            try { return (int) cuIpcGetMemHandle.invokeExact(out64, dptr); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ipcOpenMemHandle(MemorySegment out, MemorySegment handle64, int flags) {
+            try { return (int) cuIpcOpenMemHandle.invokeExact(out, handle64, flags); } catch (Throwable t) { throw fatal(t); }
+        }
+
+        @Override
+        public int ipcCloseMemHandle(long dptr) {
+            try { return (int) cuIpcCloseMemHandle.invokeExact(dptr); } catch (Throwable t) { throw fatal(t); }
         }
 
         @Override

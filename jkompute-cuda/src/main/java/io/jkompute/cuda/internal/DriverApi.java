@@ -44,6 +44,15 @@ public interface DriverApi {
 
     int memFree(long dptr);
 
+    /** The 64-byte inter-process handle of the allocation at {@code dptr}. */
+    int ipcGetMemHandle(MemorySegment out64, long dptr);
+
+    /** Maps another process's allocation (its 64-byte handle, passed by value) into the current context. */
+    int ipcOpenMemHandle(MemorySegment out, MemorySegment handle64, int flags);
+
+    /** Unmaps an address that {@link #ipcOpenMemHandle} returned. */
+    int ipcCloseMemHandle(long dptr);
+
     int memHostAlloc(MemorySegment out, long bytes, int flags);
 
     int memFreeHost(MemorySegment p);
