@@ -33,8 +33,6 @@ final class LinkIdle {
     private int yields;
     private long parkNs;
     private volatile Thread parked;
-    /** Spinning (or busy-polling): the thread looks for work again within a microsecond or so. */
-    private volatile boolean active = true;
 
     /**
      * @param pending work that a waker signals: checked after announcing the park, so a wake-up that comes between
@@ -82,13 +80,6 @@ final class LinkIdle {
             Thread.onSpinWait();
             return;
         }
-        if (active) {
-            active = false;
-            // work handed over just before the flag fell is not left waiting for a yield or a park
-            if (pending.getAsBoolean()) {
-                return;
-            }
-        }
         if (yields < maxYields) {
             yields++;
             Thread.yield();
@@ -105,22 +96,15 @@ final class LinkIdle {
     }
 
     void reset() {
-        if (!active) {
-            active = true;
-        }
         busySince = 0;
         spins = 0;
         yields = 0;
         parkNs = minParkNs;
     }
 
-    /**
-     * Whether the idling thread is still in its spinning phase (it will look for work again within about a
-     * microsecond), rather than yielding or parked: a thread that hands it work may leave the work to it then, and
-     * do the work itself otherwise.
-     */
-    boolean active() {
-        return active;
+    /** Whether the idling thread is parked (or about to park): it finds new work only when its park ends. */
+    boolean parked() {
+        return parked != null;
     }
 
     /** Ends the idling thread's park now, if it is parked (cheap when it is not: one volatile read). */

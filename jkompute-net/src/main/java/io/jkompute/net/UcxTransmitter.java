@@ -462,10 +462,11 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 m.release();
             }
         }
-        // a spinning link thread takes the batch within a microsecond or so, off this thread; one that yields or
-        // sleeps would add its wake-up to every message's latency, so then this thread sends the batch itself
+        // a link thread that spins or yields takes the waiting messages off this thread within a microsecond or so
+        // (more of them per frame, the more this thread outpaces it); a parked one would add its wake-up to every
+        // message's latency, so then this thread sends them itself
         VarHandle.fullFence(); // the ring's commit before the look at the link thread (it looks the other way round)
-        if (!pollIdle.active() && hasPending()) {
+        if (pollIdle.parked() && hasPending()) {
             flush();
         }
     }
