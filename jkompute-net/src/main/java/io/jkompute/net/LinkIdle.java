@@ -33,6 +33,8 @@ final class LinkIdle {
     private int yields;
     private long parkNs;
     private volatile Thread parked;
+    /** In the busy or spinning phase: the thread looks for work again within about a microsecond. */
+    private volatile boolean spinning = true;
 
     /**
      * @param pending work that a waker signals: checked after announcing the park, so a wake-up that comes between
@@ -80,6 +82,13 @@ final class LinkIdle {
             Thread.onSpinWait();
             return;
         }
+        if (spinning) {
+            spinning = false;
+            // work handed over just before the flag fell is taken now, not after a yield or a park
+            if (pending.getAsBoolean()) {
+                return;
+            }
+        }
         if (yields < maxYields) {
             yields++;
             Thread.yield();
@@ -96,15 +105,21 @@ final class LinkIdle {
     }
 
     void reset() {
+        if (!spinning) {
+            spinning = true;
+        }
         busySince = 0;
         spins = 0;
         yields = 0;
         parkNs = minParkNs;
     }
 
-    /** Whether the idling thread is parked (or about to park): it finds new work only when its park ends. */
-    boolean parked() {
-        return parked != null;
+    /**
+     * Whether the idling thread is still in its busy or spinning phase (it looks for work again within about a
+     * microsecond) rather than yielding or parked: a thread that hands it work may leave the work to it then.
+     */
+    boolean spinning() {
+        return spinning;
     }
 
     /** Ends the idling thread's park now, if it is parked (cheap when it is not: one volatile read). */

@@ -135,6 +135,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     /** BATCH frames sent, and the messages in them. */
     private volatile long batchFrames;
     private volatile long batched;
+    /** Set by the graph's thread when it sent a batch itself: the link thread counts it as work (spins again). */
+    private volatile boolean traffic;
     /** Same-host links: the shared slots large messages go through (null: every message over UDP). */
     private SharedSlots slots;
     /** Messages of at least this many bytes go through the shared slots. */
@@ -251,6 +253,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         try {
             while (running) {
                 int work = control.poll(this::onControl, 64);
+                if (traffic) {
+                    traffic = false;
+                    work++;
+                }
                 if (welcomed && hasPending() && sendLock.tryLock()) {
                     try {
                         work += drainLocked();
@@ -462,12 +468,14 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 m.release();
             }
         }
-        // a link thread that spins or yields takes the waiting messages off this thread within a microsecond or so
-        // (more of them per frame, the more this thread outpaces it); a parked one would add its wake-up to every
-        // message's latency, so then this thread sends them itself
+        // a spinning link thread takes the waiting messages off this thread within a microsecond or so (more of
+        // them per frame, the more this thread outpaces it); one that yields or sleeps would add its wake-up to
+        // every message's latency, so then this thread sends them itself, and tells the link thread that traffic
+        // flows, so that it spins again and takes the next ones
         VarHandle.fullFence(); // the ring's commit before the look at the link thread (it looks the other way round)
-        if (pollIdle.parked() && hasPending()) {
+        if (!pollIdle.spinning() && hasPending()) {
             flush();
+            traffic = true;
         }
     }
 
