@@ -4,7 +4,7 @@ import ctypes
 import numpy as np
 
 from gxf.core import MessageEntity
-from gxf.cuda import CudaStreamPool, as_cupy
+from gxf.cuda import CudaStreamPool, as_cupy, launch
 from gxf.python_codelet import CodeletAdapter
 from gxf.std import Allocator, MemoryStorageType, PrimitiveType, Shape, Tensor, TensorDescription, Transmitter
 
@@ -32,6 +32,9 @@ class CudaCheck(CodeletAdapter):
             import torch
             self.torch = torch
         self.n = 0
+        # filled through gxf.cuda.launch: a float32 and an int32 after the tensor, each in its own 8-byte slot
+        self.fill = cupy.RawKernel(r"""extern "C" __global__ void fill(float* p, float v, int n, double w) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v + (float) w; }""", "fill")
 
     def tick(self):
         import cupy
@@ -48,10 +51,11 @@ class CudaCheck(CodeletAdapter):
         capsule, size, dtype, rank, dims, strides = t.get_tensor_info()
         assert ctypes.pythonapi.PyCapsule_GetPointer(capsule, None) == address, "get_tensor_info pointer"
         assert (size, dtype, rank, dims, strides) == (1024, np.dtype("float32"), 1, [256], [4]), t.get_tensor_info()
+        launch(self.fill, (2,), (128,), (t, np.float32(self.n - 0.25), np.int32(256), 0.25), self.gxf_stream)
+        self.stream.synchronize()
         with self.stream:
             c = cupy.asarray(t)
-            c.fill(self.n)
-        self.stream.synchronize()
+        assert (cupy.asnumpy(c) == self.n).all(), "gxf.cuda.launch fill"
         dl = cupy.from_dlpack(t)
         torch_ptr = 0
         if self.torch is not None:

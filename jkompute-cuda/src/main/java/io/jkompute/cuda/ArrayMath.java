@@ -1,7 +1,9 @@
 package io.jkompute.cuda;
 
 import io.jkompute.cuda.internal.CTypes;
+import io.jkompute.cuda.internal.Driver;
 import io.jkompute.cuda.internal.ReductionKernel;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
 /** The kernels behind GpuArray's reductions and array constructors: launches generated code on a stream. */
@@ -26,13 +28,24 @@ final class ArrayMath {
             Kernel k1 = GpuArray.onDevice(dev, () -> KernelCache.get(dev, p.key(), ReductionKernel.PASS1, p::source));
             double scale = 1.0 / p.k();
             if (p.splits() == 1) {
-                launch1(k1, p, a, out, 0L, 0L, scale, stream);
+                launch1(k1, p, a, out, 0L, 0L, 0L, scale, stream);
                 return out;
             }
-            Kernel k2 = GpuArray.onDevice(dev, () -> KernelCache.get(dev, p.key(), ReductionKernel.PASS2, p::source));
             try (GpuArray part = GpuArray.pooled(dev, p.acc(), new long[] {p.m() * p.splits()});
                  GpuArray idx = p.arg() ? GpuArray.pooled(dev, DType.INT64, new long[] {p.m() * p.splits()}) : null) {
-                launch1(k1, p, a, out, part.ptr(), idx == null ? 0L : idx.ptr(), scale, stream);
+                if (p.lastBlockFinishes()) {
+                    try (GpuArray ticket = GpuArray.pooled(dev, DType.UINT32, new long[] {p.m()})) {
+                        // pool memory is not zeroed: the tickets start at 0 on the stream, right before the kernel
+                        long t = ticket.ptr();
+                        MemorySegment s = stream == null ? MemorySegment.NULL : stream.bind();
+                        ticket.memory().bind();
+                        Cuda.check(Driver.memsetD32(t, 0, p.m(), s), "cuMemsetD32Async");
+                        launch1(k1, p, a, out, part.ptr(), idx == null ? 0L : idx.ptr(), ticket.ptr(), scale, stream);
+                    }
+                    return out;
+                }
+                Kernel k2 = GpuArray.onDevice(dev, () -> KernelCache.get(dev, p.key(), ReductionKernel.PASS2, p::source));
+                launch1(k1, p, a, out, part.ptr(), idx == null ? 0L : idx.ptr(), 0L, scale, stream);
                 int grid = (int) Math.min(p.m(), 65535);
                 k2.launch(stream, Dim3.of(grid), Dim3.of(ReductionKernel.BLOCK), 0, part.ptr(), idx == null ? 0L : idx.ptr(), out.ptr(), p.m(), p.splits(), scale);
             }
@@ -43,7 +56,7 @@ final class ArrayMath {
         }
     }
 
-    private static void launch1(Kernel k, ReductionKernel.Plan p, GpuArray a, GpuArray out, long part, long idx, double scale, Stream stream) {
+    private static void launch1(Kernel k, ReductionKernel.Plan p, GpuArray a, GpuArray out, long part, long idx, long ticket, double scale, Stream stream) {
         int threads = p.threads();
         Dim3 grid, block = Dim3.of(threads);
         if (p.warpRows()) {
@@ -56,7 +69,7 @@ final class ArrayMath {
             long bx = Math.min((p.m() + threads - 1) / threads, 65535L * 16);
             grid = Dim3.of((int) bx, p.splits());
         }
-        k.launch(stream, grid, block, 0, a.ptr(), out.ptr(), part, idx, p.m(), p.k(), p.chunk(), p.splits(), scale);
+        k.launch(stream, grid, block, 0, a.ptr(), out.ptr(), part, idx, ticket, p.m(), p.k(), p.chunk(), p.splits(), scale);
     }
 
     // ---- constructors --------------------------------------------------------------------------------------

@@ -10,17 +10,21 @@ import org.junit.jupiter.api.Test;
 
 /**
  * Reductions under non-default kernel knobs (the internal {@code jkompute.cuda.reduce.*} properties) give the same
- * results as the host: split full sums with a tail, 16-byte-aligned rows one block or one warp each, unaligned rows,
- * argmax's first occurrence, through every load instruction.
+ * results as the host: split full sums with a tail (one wave of blocks, or fixed-size blocks whose partials a second
+ * kernel or the last block combines), 16-byte-aligned rows one block or one warp each, unaligned rows, argmax's first
+ * occurrence, through every load instruction.
  */
 @Tag("gpu")
 class ReductionTuningGpuTest {
     private static final String P = "jkompute.cuda.reduce.";
+    private static final String[] NAMES = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish"};
     private static final String[][] TUNINGS = {
-        {"512", "2", "8", "block", "128", "nc_na"},
-        {"256", "8", "1", "warp", "256", "cs"},
-        {"256", "4", "3", "auto", "512", "nc"},
-        {"128", "16", "16", "block", "1024", "default"},
+        {"512", "2", "8", "block", "128", "nc_na", "0", "kernel"},
+        {"256", "8", "1", "warp", "256", "cs", "0", "last"},
+        {"256", "4", "3", "auto", "512", "nc", "65536", "kernel"},
+        {"128", "16", "16", "block", "1024", "default", "0", "kernel"},
+        {"512", "2", "8", "auto", "256", "default", "65536", "last"},
+        {"256", "4", "4", "auto", "256", "default", "1024", "last"},
     };
 
     @BeforeEach
@@ -30,7 +34,7 @@ class ReductionTuningGpuTest {
 
     @AfterEach
     void clear() {
-        for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"}) System.clearProperty(P + k);
+        for (String k : NAMES) System.clearProperty(P + k);
     }
 
     @Test
@@ -46,8 +50,7 @@ class ReductionTuningGpuTest {
         double total = 0;
         for (float v : x) total += v;
         for (String[] t : TUNINGS) {
-            String[] names = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"};
-            for (int i = 0; i < names.length; i++) System.setProperty(P + names[i], t[i]);
+            for (int i = 0; i < NAMES.length; i++) System.setProperty(P + NAMES[i], t[i]);
             String at = String.join(",", t);
             try (GpuArray a = GpuArray.toGpu(x); GpuArray s = a.sum(); GpuArray mx = a.max(); GpuArray am = a.argmax();
                  GpuArray b = GpuArray.toGpu(m, r, c); GpuArray rs = b.sum(-1); GpuArray ram = b.argmax(-1);

@@ -3,6 +3,7 @@ package io.jkompute.python;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 import io.jkompute.cuda.Cuda;
@@ -10,12 +11,15 @@ import io.jkompute.graph.Graph;
 import io.jkompute.graph.JavaCodelet;
 import io.jkompute.graph.StopReason;
 import io.jkompute.python.internal.PythonInstall;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -82,6 +86,27 @@ class PythonGpuTest {
             g.run();
             assertEquals(200, g.entity("kernel").tickCount());
             assertEquals(200, g.entity("verify").tickCount(), "VerifyEqual compared every frame");
+        }
+    }
+
+    @Test
+    void cupyKernelPipelineUnderTheMultiThreadSchedulerMatchesTheCpuBitForBit(@TempDir Path dir) throws IOException {
+        // the same app and codelets with 4 scheduler workers: gxf.cuda.launch keeps its state per thread, and the
+        // kernel codelet may tick on any worker
+        String greedy = "type: nvidia::gxf::GreedyScheduler\n  parameters: { clock: clock, max_duration_ms: 120000 }";
+        String app = Files.readString(APPS.resolve("python-cuda-pipeline.yaml"));
+        assertTrue(app.contains(greedy), "python-cuda-pipeline.yaml's scheduler changed; update this test");
+        Files.writeString(dir.resolve("app.yaml"), app.replace(greedy, "type: nvidia::gxf::MultiThreadScheduler\n"
+                + "  parameters: { clock: clock, worker_thread_number: 4, max_duration_ms: 120000, stop_on_deadlock: true }"));
+        for (String f : List.of("python/cuda/CupyScale.py", "gpu-pipeline/CpuScale.java")) {
+            Files.createDirectories(dir.resolve(f).getParent());
+            Files.copy(APPS.resolve(f), dir.resolve(f));
+        }
+        try (Graph g = Graph.loader().file(dir.resolve("app.yaml")).param("source/count/count=2000")
+                .param("verify/steps/codelet_params={ expected_count: 2000 }").load()) {
+            g.run();
+            assertEquals(2000, g.entity("kernel").tickCount());
+            assertEquals(2000, g.entity("verify").tickCount(), "VerifyEqual compared every frame");
         }
     }
 }

@@ -15,8 +15,9 @@ import java.util.Locale;
  * {@code sum(-1)} of the (65536, 4096) view. Each configuration's results are checked against float64 sums on the
  * host; a wrong one is reported and never chosen. One line per configuration, then {@code BEST sum_all},
  * {@code BEST sum_rows} and {@code BEST both} (the best lower ratio to the reference rates) with the flags that
- * select it. Arguments: the reference GB/s for sum all and sum(-1) (default: CuPy on an H200, 4515 and 4585).
- * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [refAll] [refRows]}.
+ * select it. Arguments: {@code split} for the split-row sweep ({@link #splitConfigs()}) instead of the 40 launch
+ * configurations, then the reference GB/s for sum all and sum(-1) (default: CuPy on an H200, 4515 and 4585).
+ * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [split] [refAll] [refRows]}.
  */
 public final class ReductionSweep {
     private ReductionSweep() {
@@ -26,8 +27,14 @@ public final class ReductionSweep {
     private static final long BYTES = 1L << 30, N = BYTES / 4, COLS = 4096, ROWS = N / COLS;
     private static final int SALT = 3, REPS = 10, ROUNDS = 5;
 
-    /** One knob combination: threads, blocksPerSm, loads, rowMode, rowThreads, load. */
-    record Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load) {
+    private static final String[] KNOBS = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish"};
+
+    /** One knob combination: threads, blocksPerSm, loads, rowMode, rowThreads, load, tile, finish. */
+    record Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load, int tile, String finish) {
+        Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load) {
+            this(threads, blocksPerSm, loads, rowMode, rowThreads, load, 0, "last");
+        }
+
         void apply() {
             System.setProperty(P + "threads", Integer.toString(threads));
             System.setProperty(P + "blocksPerSm", Integer.toString(blocksPerSm));
@@ -35,11 +42,14 @@ public final class ReductionSweep {
             System.setProperty(P + "rowMode", rowMode);
             System.setProperty(P + "rowThreads", Integer.toString(rowThreads));
             System.setProperty(P + "load", load);
+            System.setProperty(P + "tile", Integer.toString(tile));
+            System.setProperty(P + "finish", finish);
         }
 
         String flags() {
             return "-D" + P + "threads=" + threads + " -D" + P + "blocksPerSm=" + blocksPerSm + " -D" + P + "loads=" + loads
-                    + " -D" + P + "rowMode=" + rowMode + " -D" + P + "rowThreads=" + rowThreads + " -D" + P + "load=" + load;
+                    + " -D" + P + "rowMode=" + rowMode + " -D" + P + "rowThreads=" + rowThreads + " -D" + P + "load=" + load
+                    + " -D" + P + "tile=" + tile + " -D" + P + "finish=" + finish;
         }
     }
 
@@ -66,11 +76,25 @@ public final class ReductionSweep {
         return c;
     }
 
+    /**
+     * The split-row sweep: the default launch configuration with the long row cut into one wave of blocks or into
+     * blocks of 32 Ki to 1 Mi elements, its partials combined by a second kernel or by the last block. 12 in all.
+     */
+    static List<Config> splitConfigs() {
+        List<Config> c = new ArrayList<>();
+        for (int tile : new int[] {0, 32768, 65536, 131072, 262144, 1048576}) {
+            for (String finish : new String[] {"kernel", "last"}) c.add(new Config(512, 2, 8, "auto", 256, "default", tile, finish));
+        }
+        return c;
+    }
+
     record Result(Config config, double all, double rows, String error) {
     }
 
     public static void main(String[] args) {
-        double refAll = args.length > 0 ? Double.parseDouble(args[0]) : 4515, refRows = args.length > 1 ? Double.parseDouble(args[1]) : 4585;
+        boolean split = args.length > 0 && args[0].equals("split");
+        int a0 = split ? 1 : 0;
+        double refAll = args.length > a0 ? Double.parseDouble(args[a0]) : 4515, refRows = args.length > a0 + 1 ? Double.parseDouble(args[a0 + 1]) : 4585;
         String why = Cuda.unavailableReason();
         if (why != null) {
             System.out.println("SKIP ReductionSweep: CUDA is not usable here: " + why);
@@ -87,7 +111,7 @@ public final class ReductionSweep {
             refSum += s;
         }
         List<Result> results = new ArrayList<>();
-        List<Config> configs = configs();
+        List<Config> configs = split ? splitConfigs() : configs();
         System.out.printf(Locale.ROOT, "ReductionSweep: %d configurations, float32, %d MiB, sum all and sum(-1) of (%d, %d); reference GB/s %.0f and %.0f%n",
                 configs.size(), BYTES >> 20, ROWS, COLS, refAll, refRows);
         try (GpuArray x = CudaSuite.filled(N, SALT)) {
@@ -113,7 +137,7 @@ public final class ReductionSweep {
                 }
             }
         } finally {
-            for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"}) System.clearProperty(P + k);
+            for (String k : KNOBS) System.clearProperty(P + k);
         }
         Result bestAll = null, bestRows = null, bestBoth = null;
         for (Result r : results) {

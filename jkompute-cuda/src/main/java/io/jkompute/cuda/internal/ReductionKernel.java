@@ -10,11 +10,12 @@ import java.util.List;
  * reduced axes are each merged where contiguous; then one of two kernels:
  * <ul>
  * <li>rows: the reduced elements are contiguous (stride 1), so a block reduces a row (or a slice of one) with
- * 16-byte loads where aligned, four of them in flight per thread into independent accumulators (order-free
- * operations), then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
- * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM)
- * ({@link ReductionTuning} holds the knobs; these are the defaults) whose partial results a second small kernel combines (two passes, no atomics, so results do not depend on
- * timing);</li>
+ * 16-byte loads where aligned, several in flight per thread into independent accumulators (order-free operations),
+ * then a warp-shuffle tree; a short row (up to {@link #WARP_ROW_MAX} elements, when there are many) goes to one warp
+ * instead, combined by shuffles alone; a long row is split over one wave of blocks ({@link #BLOCKS_PER_SM} per SM),
+ * each block's share whole passes of its unrolled loop, and the block that finishes last (an atomic ticket per output)
+ * combines the partial results in split order, so results do not depend on timing ({@link ReductionTuning} holds
+ * the knobs, among them a second kernel for that combine);</li>
  * <li>columns: the reduced elements are strided (e.g. axis 0 of a C array), so a thread reduces one output
  * element and neighbouring threads read neighbouring memory; long columns are split the same way.</li>
  * </ul>
@@ -61,6 +62,11 @@ public final class ReductionKernel {
                 case WARP -> true;
                 case BLOCK -> false;
             };
+        }
+
+        /** A split row whose last block to finish combines the partial results (no second kernel). */
+        public boolean lastBlockFinishes() {
+            return rows && splits > 1 && tuning.finish() == ReductionTuning.Finish.LAST;
         }
 
         /** Threads per pass-1 block: a whole row in one block takes the row knob, everything else the general one. */
@@ -163,9 +169,19 @@ public final class ReductionKernel {
                 vector = ok ? v : 1;
             }
             long target = (long) tuning.blocksPerSm() * multiprocessors;
-            splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
+            if (tuning.tile() > 0 && m < target) {
+                // blocks of a fixed size, as many as the row takes: the SMs pick up the next block as one finishes
+                splits = (int) Math.max(1, Math.min((k + tuning.tile() - 1) / tuning.tile(), 65535));
+            } else {
+                splits = (int) Math.max(1, Math.min(Math.min(target / Math.max(1, m), (k + 4095) / 4096), 65535));
+            }
             chunk = (k + splits - 1) / splits;
-            chunk = (chunk + vector - 1) / vector * vector;
+            // a split block's share is whole passes of its unrolled loop (threads x loads x vector elements), so no
+            // block but the last runs the slower remainder loop: worth 2-3 % of a full sum at 1 GiB on an H200. Only
+            // where a share is many passes long, so that rounding up costs few blocks
+            long pass = (long) tuning.threads() * (op == Op.ARGMIN || op == Op.ARGMAX ? 1 : tuning.loads()) * vector;
+            if (splits == 1 || chunk < 8 * pass) pass = vector;
+            chunk = (chunk + pass - 1) / pass * pass;
             splits = (int) Math.max(1, (k + chunk - 1) / chunk);
         } else {
             long threads = 2048L * multiprocessors;
@@ -323,7 +339,7 @@ public final class ReductionKernel {
         int nt1 = p.threads(), minBlocks = Math.max(1, Math.min(p.tuning().blocksPerSm(), 2048 / nt1));
         b.append(loadHelper(p.tuning().load()));
         b.append("extern \"C\" __global__ void __launch_bounds__(").append(nt1).append(", ").append(minBlocks).append(") ").append(PASS1).append("(const ").append(it)
-                .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
+                .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, unsigned* __restrict__ ticket, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
         if (p.rows()) {
             boolean warp = p.warpRows();
             // warp-per-row: lane and 32 stand where a block's thread index and size stand
@@ -396,6 +412,19 @@ public final class ReductionKernel {
             b.append("    if (").append(warp ? "lane" : "threadIdx.x").append(" == 0) {\n");
             b.append("      if (splits == 1) out[m] = ").append(arg ? "ai" : finish(p, "a")).append(";\n");
             b.append("      else { part[m * splits + split] = a; if (pidx) pidx[m * splits + split] = ai; }\n    }\n");
+            if (p.lastBlockFinishes()) {
+                // the last block of row m to finish (the ticket counts blocks) combines its partials in split order,
+                // reading them past L1 (other blocks wrote them); it zeroes the ticket for the next launch
+                b.append("    __shared__ int last;\n");
+                b.append("    if (threadIdx.x == 0) { __threadfence(); last = atomicAdd(ticket + m, 1u) == (unsigned) (splits - 1); }\n");
+                b.append("    __syncthreads();\n");
+                b.append("    if (last) {\n");
+                b.append("      a = ").append(identity(p.op(), p.acc())).append("; ai = 0x7fffffffffffffffLL;\n");
+                b.append("      for (int s = threadIdx.x; s < splits; s += blockDim.x) { ").append(at).append(" b = __ldcg(part + m * splits + s); i64 bi = pidx ? __ldcg(pidx + m * splits + s) : 0; (void) bi; ")
+                        .append(combine(p.op(), "a", "ai", "b", "bi")).append(" }\n");
+                b.append("      block_combine(a, ai);\n");
+                b.append("      if (threadIdx.x == 0) { out[m] = ").append(arg ? "ai" : finish(p, "a")).append("; ticket[m] = 0u; }\n    }\n");
+            }
             if (!warp) b.append("    __syncthreads();\n");
             b.append("  }\n}\n");
         } else {

@@ -22,47 +22,64 @@ import java.util.Locale;
  * <tr><td>{@code jkompute.cuda.reduce.load}</td><td>default, nc, nc_na, cs</td><td>16-byte load instruction:
  * plain, {@code ld.global.nc} (read-only path, like {@code __ldg}), {@code ld.global.nc.L1::no_allocate}, or
  * {@code ld.global.cs} (evict-first streaming)</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.tile}</td><td>0, or 1024..2^30</td><td>elements per block of a split row
+ * (a full reduction of few outputs); 0: the row is cut into one wave of blocks ({@code blocksPerSm} per SM), otherwise
+ * into as many blocks of this size as it takes, so that the hardware balances blocks over SMs as they finish</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.finish}</td><td>last, kernel</td><td>how a split row's partial results are
+ * combined: a second kernel, or the block that finishes last (an atomic ticket per output) in the same kernel; either
+ * way in split order, so the result does not depend on timing</td></tr>
  * </table>
  */
-public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode rowMode, int rowThreads, Load load) {
+public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode rowMode, int rowThreads, Load load, int tile, Finish finish) {
     public static final String PREFIX = "jkompute.cuda.reduce.";
 
     public enum RowMode { AUTO, WARP, BLOCK }
 
     public enum Load { DEFAULT, NC, NC_NA, CS }
 
-    public static final ReductionTuning DEFAULTS = new ReductionTuning(512, ReductionKernel.BLOCKS_PER_SM, 8, RowMode.AUTO, 256, Load.DEFAULT);
+    public enum Finish { KERNEL, LAST }
+
+    public static final ReductionTuning DEFAULTS = new ReductionTuning(512, ReductionKernel.BLOCKS_PER_SM, 8, RowMode.AUTO, 256, Load.DEFAULT, 0, Finish.LAST);
 
     public ReductionTuning {
         threads(PREFIX + "threads", threads);
         threads(PREFIX + "rowThreads", rowThreads);
         range(PREFIX + "blocksPerSm", blocksPerSm, 1, 32);
         range(PREFIX + "loads", loads, 1, 16);
-        if (rowMode == null || load == null) throw new IllegalArgumentException("rowMode and load must be given");
+        if (tile != 0) range(PREFIX + "tile", tile, 1024, 1 << 30);
+        if (rowMode == null || load == null || finish == null) throw new IllegalArgumentException("rowMode, load and finish must be given");
+    }
+
+    /** The first six knobs; a split row is cut and finished as by default. */
+    public ReductionTuning(int threads, int blocksPerSm, int loads, RowMode rowMode, int rowThreads, Load load) {
+        this(threads, blocksPerSm, loads, rowMode, rowThreads, load, DEFAULTS.tile, DEFAULTS.finish);
     }
 
     /** The knobs as the system properties set them now (unset: the default); a bad value is a clear error. */
     public static ReductionTuning current() {
         String t = System.getProperty(PREFIX + "threads"), b = System.getProperty(PREFIX + "blocksPerSm"),
                 l = System.getProperty(PREFIX + "loads"), m = System.getProperty(PREFIX + "rowMode"),
-                r = System.getProperty(PREFIX + "rowThreads"), ld = System.getProperty(PREFIX + "load");
-        if (t == null && b == null && l == null && m == null && r == null && ld == null) return DEFAULTS;
+                r = System.getProperty(PREFIX + "rowThreads"), ld = System.getProperty(PREFIX + "load"),
+                tl = System.getProperty(PREFIX + "tile"), f = System.getProperty(PREFIX + "finish");
+        if (t == null && b == null && l == null && m == null && r == null && ld == null && tl == null && f == null) return DEFAULTS;
         ReductionTuning d = DEFAULTS;
         return new ReductionTuning(integer("threads", t, d.threads), integer("blocksPerSm", b, d.blocksPerSm), integer("loads", l, d.loads),
                 m == null ? d.rowMode : choice("rowMode", m, RowMode.class), integer("rowThreads", r, d.rowThreads),
-                ld == null ? d.load : choice("load", ld, Load.class));
+                ld == null ? d.load : choice("load", ld, Load.class), integer("tile", tl, d.tile),
+                f == null ? d.finish : choice("finish", f, Finish.class));
     }
 
     /** The part of the kernel cache key naming these knobs. */
     public String key() {
-        return "t" + threads + "b" + blocksPerSm + "l" + loads + rowMode + rowThreads + load;
+        return "t" + threads + "b" + blocksPerSm + "l" + loads + rowMode + rowThreads + load + "x" + tile + finish;
     }
 
     /** The knobs as {@code -D} flags, every one spelled out. */
     public String flags() {
         return "-D" + PREFIX + "threads=" + threads + " -D" + PREFIX + "blocksPerSm=" + blocksPerSm + " -D" + PREFIX + "loads=" + loads
                 + " -D" + PREFIX + "rowMode=" + rowMode.name().toLowerCase(Locale.ROOT) + " -D" + PREFIX + "rowThreads=" + rowThreads
-                + " -D" + PREFIX + "load=" + load.name().toLowerCase(Locale.ROOT);
+                + " -D" + PREFIX + "load=" + load.name().toLowerCase(Locale.ROOT) + " -D" + PREFIX + "tile=" + tile
+                + " -D" + PREFIX + "finish=" + finish.name().toLowerCase(Locale.ROOT);
     }
 
     /** Sets the system properties to these knobs (what {@link #current()} then reads). */
@@ -73,11 +90,13 @@ public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode r
         System.setProperty(PREFIX + "rowMode", rowMode.name().toLowerCase(Locale.ROOT));
         System.setProperty(PREFIX + "rowThreads", Integer.toString(rowThreads));
         System.setProperty(PREFIX + "load", load.name().toLowerCase(Locale.ROOT));
+        System.setProperty(PREFIX + "tile", Integer.toString(tile));
+        System.setProperty(PREFIX + "finish", finish.name().toLowerCase(Locale.ROOT));
     }
 
     /** Removes the properties again (back to the defaults). */
     public static void clear() {
-        for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load"}) System.clearProperty(PREFIX + k);
+        for (String k : new String[] {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish"}) System.clearProperty(PREFIX + k);
     }
 
     private static int integer(String name, String v, int dflt) {

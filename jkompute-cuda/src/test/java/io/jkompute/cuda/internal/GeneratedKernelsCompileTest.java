@@ -131,7 +131,11 @@ class GeneratedKernelsCompileTest {
             ReductionKernel.Plan rows = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, mat, new int[] {-1}, false, 0, 132, t);
             assertTrue(keys.add(all.key()), "each configuration has its own kernel key: " + all.key());
             assertTrue(keys.add(rows.key()), "each configuration has its own kernel key: " + rows.key());
-            assertEquals((long) t.blocksPerSm() * 132, all.splits(), "the split grid is one wave of blocksPerSm blocks per SM");
+            long pass = (long) t.threads() * t.loads() * 4;
+            assertEquals(0, all.chunk() % pass, "a split block's share is whole passes of its unrolled loop");
+            assertEquals(((1L << 28) + all.chunk() - 1) / all.chunk(), all.splits());
+            assertTrue(all.splits() <= (long) t.blocksPerSm() * 132 && all.splits() > (long) t.blocksPerSm() * 132 * 9 / 10,
+                    "the split grid is one wave of blocksPerSm blocks per SM: " + all.splits());
             assertEquals(t.threads(), all.threads());
             assertEquals(t.rowMode() != ReductionTuning.RowMode.BLOCK, rows.warpRows());
             assertEquals(rows.warpRows() ? t.threads() : t.rowThreads(), rows.threads());
@@ -152,6 +156,10 @@ class GeneratedKernelsCompileTest {
             new ReductionTuning(256, 8, 1, ReductionTuning.RowMode.WARP, 256, ReductionTuning.Load.CS),
             new ReductionTuning(256, 4, 3, ReductionTuning.RowMode.AUTO, 512, ReductionTuning.Load.NC),
             new ReductionTuning(128, 16, 16, ReductionTuning.RowMode.BLOCK, 1024, ReductionTuning.Load.DEFAULT),
+            new ReductionTuning(256, 8, 1, ReductionTuning.RowMode.WARP, 256, ReductionTuning.Load.CS, 0, ReductionTuning.Finish.LAST),
+            new ReductionTuning(256, 4, 3, ReductionTuning.RowMode.AUTO, 512, ReductionTuning.Load.NC, 65536, ReductionTuning.Finish.KERNEL),
+            new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT, 65536, ReductionTuning.Finish.LAST),
+            new ReductionTuning(256, 4, 4, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT, 1024, ReductionTuning.Finish.LAST),
         };
         for (ReductionTuning t : gpuTest) {
             ArrayLayout x = ArrayLayout.contiguous(3_000_011), m = ArrayLayout.contiguous(2500, 4096), u = ArrayLayout.contiguous(37, 1001);
@@ -161,6 +169,27 @@ class GeneratedKernelsCompileTest {
             out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, m, new int[] {-1}, false, 0, 132, t).source());
             out.add(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, m, new int[] {-1}, false, 0, 132, t).source());
             out.add(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, u, new int[] {-1}, false, 0, 132, t).source());
+        }
+        // the split-row sweep: fixed-size blocks and the last-block finish, for every type family and op
+        keys.clear();
+        for (int tile : new int[] {0, 32768, 65536, 131072, 262144, 1048576}) {
+            for (ReductionTuning.Finish f : ReductionTuning.Finish.values()) {
+                ReductionTuning t = new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT, tile, f);
+                ReductionKernel.Plan all = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, big, new int[0], false, 0, 132, t);
+                assertEquals(tile == 0 ? 261 : (int) (((1L << 28) + tile - 1) / tile), all.splits(), "blocks of the split row, tile " + tile);
+                assertEquals(f == ReductionTuning.Finish.LAST, all.lastBlockFinishes());
+                assertTrue(keys.add(all.key()), "each configuration has its own kernel key: " + all.key());
+                out.add(all.source());
+            }
+        }
+        ReductionTuning last = new ReductionTuning(512, 2, 8, ReductionTuning.RowMode.AUTO, 256, ReductionTuning.Load.DEFAULT, 65536, ReductionTuning.Finish.LAST);
+        for (ReductionKernel.Op op : ReductionKernel.Op.values()) {
+            for (DType d : new DType[] {DType.FLOAT32, DType.FLOAT64, DType.INT8, DType.UINT64, DType.BFLOAT16, DType.BOOL}) {
+                if ((op == ReductionKernel.Op.MEAN || op == ReductionKernel.Op.PROD) && d == DType.BOOL) continue;
+                ReductionKernel.Plan pl = ReductionKernel.plan(op, d, ArrayLayout.contiguous(3, 1_000_003), new int[] {1}, false, 0, 132, last);
+                assertTrue(pl.lastBlockFinishes(), op + " " + d);
+                out.add(pl.source());
+            }
         }
         return out;
     }

@@ -76,9 +76,16 @@ class KernelPlanTest {
         assertFalse(ReductionKernel.plan(ReductionKernel.Op.MAX, DType.FLOAT32, m.transpose(), new int[] {1}, false, 0, 132).rows());
         // one long row is split over many blocks, each chunk a whole number of 16-byte loads
         ReductionKernel.Plan full = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(1L << 28), new int[0], false, 0, 132);
-        // one wave: BLOCKS_PER_SM resident blocks on each of the 132 SMs
-        assertEquals(ReductionKernel.BLOCKS_PER_SM * 132, full.splits());
+        // one wave (at most BLOCKS_PER_SM resident blocks on each of the 132 SMs), each block's share whole passes of
+        // its unrolled loop: 2^28 / 264 = 1,016,809 rounded up to 512 threads x 8 loads x 4 floats is 1,032,192
+        assertEquals(1_032_192, full.chunk());
+        assertEquals(261, full.splits());
+        assertTrue(full.lastBlockFinishes(), "the last block combines the partials: no second kernel");
         assertFalse(full.warpRows());
+        // a shorter row keeps one wave of blocks: its shares are fewer than eight passes, so only whole vectors
+        ReductionKernel.Plan mid = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(10_000_000), new int[0], false, 0, 132);
+        assertEquals(264, mid.splits());
+        assertEquals(37_880, mid.chunk());
         assertEquals(0, full.chunk() % full.vector());
         assertTrue(full.chunk() * full.splits() >= full.k());
         assertThrows(IllegalArgumentException.class, () -> ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, m, new int[] {0, 1}, false, 0, 132));
