@@ -257,7 +257,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                     traffic = false;
                     work++;
                 }
-                if (welcomed && hasPending() && sendLock.tryLock()) {
+                if (welcomed && failure == null && hasPending() && sendLock.tryLock()) {
                     try {
                         work += drainLocked();
                     } finally {
