@@ -19,6 +19,8 @@
 #                   (1,000,000) frames with 2 and with 4 frames in flight (pipeline-loop.txt, pipeline-loop-4.txt):
 #                   frames/s, heap after GC, committed heap and VmRSS at the start, at 10% and at the end (fixed
 #                   512 MiB heap, so VmRSS shows native memory); under 10 minutes in all
+#   run.sh gxf [DIR]  GXF's own Python codelet tests, CuPy and CUDA apps included (scripts/gxf-conformance.sh --device)
+#                   from a GXF tree in DIR (.gxf): gxf-conformance.txt, gxf-logs.tar.gz
 set -uo pipefail
 source .bundle/env.sh
 J="java --enable-native-access=ALL-UNNAMED --sun-misc-unsafe-memory-access=allow --add-exports java.base/jdk.internal.misc=ALL-UNNAMED --add-opens java.base/sun.nio.ch=ALL-UNNAMED"
@@ -124,6 +126,15 @@ pipeline-bench)
         "$frames" $n > "$OUT/$f" 2>&1
     echo "exit: $?" >> "$OUT/$f"; grep -vE 'INFO' "$OUT/$f" | tail -7
   done ;;
+gxf)
+  # GXF's own Python codelet tests with the host's CuPy and CUDA (scripts/gxf-conformance.sh --device), from a GXF
+  # tree carried in ${2:-.gxf}; one line per app in gxf-conformance.txt, each app's output in gxf-logs.tar.gz
+  rm -rf /tmp/gxf-logs
+  JKOMPUTE_CMD="$J -cp $CP io.jkompute.cli.Main" timeout -s KILL "${GXF_TIMEOUT:-330}" \
+      bash scripts/gxf-conformance.sh --device --timeout 120 --logs /tmp/gxf-logs "${2:-.gxf}" > "$OUT/gxf-conformance.txt" 2>&1
+  echo "gxf-conformance exit: $?" >> "$OUT/gxf-conformance.txt"
+  tar -czf "$OUT/gxf-logs.tar.gz" -C /tmp gxf-logs 2>/dev/null
+  cut -c1-220 "$OUT/gxf-conformance.txt" ;;
 esac
 # a soak longer than one call: started detached, then watched by later calls (the machine keeps /tmp while it is held)
 case "${1:-}" in

@@ -17,7 +17,11 @@ public enum DataType {
     FLOAT32(4, "float32"),
     FLOAT64(8, "float64"),
     /** A user struct; its element size is given at creation. */
-    CUSTOM(0, "custom");
+    CUSTOM(0, "custom"),
+    /** Two float32, real then imaginary (numpy's and GXF's complex64). */
+    COMPLEX64(8, "complex64"),
+    /** Two float64, real then imaginary (numpy's and GXF's complex128). */
+    COMPLEX128(16, "complex128");
 
     private final int size;
     private final String label;

@@ -17,4 +17,17 @@ class DataTypeTest {
         assertTrue(DataType.FLOAT16.isFloatingPoint());
         assertEquals("float32", DataType.FLOAT32.toString());
     }
+
+    @Test
+    void complexTypesArePairsOfFloatsAfterCustom() {
+        assertEquals(8, DataType.COMPLEX64.byteSize());
+        assertEquals(16, DataType.COMPLEX128.byteSize());
+        assertEquals("complex64", DataType.COMPLEX64.toString());
+        assertEquals("complex128", DataType.COMPLEX128.toString());
+        assertFalse(DataType.COMPLEX64.isFloatingPoint(), "not a real type: real-only kernels must refuse it");
+        assertFalse(DataType.COMPLEX128.isUnsigned());
+        // appended after CUSTOM: the ordinals of the types that existed before do not move
+        assertEquals(12, DataType.CUSTOM.ordinal());
+        assertEquals(13, DataType.COMPLEX64.ordinal());
+    }
 }

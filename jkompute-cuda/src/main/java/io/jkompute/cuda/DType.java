@@ -114,6 +114,8 @@ public enum DType {
             case FLOAT16 -> FLOAT16;
             case FLOAT32 -> FLOAT32;
             case FLOAT64 -> FLOAT64;
+            case COMPLEX64 -> COMPLEX64;
+            case COMPLEX128 -> COMPLEX128;
             case CUSTOM -> throw new IllegalArgumentException("a CUSTOM data type has no CUDA element type");
         };
     }

@@ -7,6 +7,8 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.std.BlockMemoryPool;
+import io.jkompute.graph.std.SamplePingRx;
+import io.jkompute.graph.std.TestStepCount;
 import io.jkompute.graph.std.Synchronization;
 import io.jkompute.graph.std.Vault;
 import io.jkompute.graph.testing.Recorder;
@@ -20,7 +22,7 @@ import org.junit.jupiter.api.Assumptions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier. */
+/** GXF's standard codelets: Broadcast, Gather, Forward, Vault, Synchronization, TensorCopier; its sample PingTx/PingRx and test::StepCount. */
 class StandardCodeletsTest {
     @TempDir
     Path dir;
@@ -389,6 +391,70 @@ class StandardCodeletsTest {
             assertValues(sink);
             assertFalse(sink.storages.contains(StorageType.DEVICE));
             assertEquals(2, g.component("to_device/pool", BlockMemoryPool.class).freeBlocks(), "device blocks returned");
+        }
+    }
+
+    static String samplePingTx(int count, String clock) {
+        return """
+                ---
+                name: tx
+                components:
+                - { name: signal, type: nvidia::gxf::DoubleBufferTransmitter }
+                - { type: DownstreamReceptiveSchedulingTerm, parameters: { transmitter: signal } }
+                - { type: CountSchedulingTerm, parameters: { count: %d } }
+                - { type: PeriodicSchedulingTerm, parameters: { recess_period: 1000 } }
+                - { name: ping, type: nvidia::gxf::PingTx, parameters: { signal: signal%s } }
+                """.formatted(count, clock == null ? "" : ", clock: " + clock);
+    }
+
+    @Test
+    void gxfSamplePingTxStampsWithItsClockOrZero() throws Exception {
+        for (String clock : new String[] {"sched/clock", null}) {
+            try (Graph g = load(samplePingTx(4, clock) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+                g.run();
+                // ticks at 0, 1000, 2000, 3000 ns of the manual clock; without a clock GXF's PingTx stamps 0
+                assertEquals(clock == null ? List.of(0L, 0L, 0L, 0L) : List.of(0L, 1000L, 2000L, 3000L),
+                        acqtimes(g, "r"), String.valueOf(clock));
+            }
+        }
+    }
+
+    @Test
+    void gxfSamplePingRxTakesOneMessagePerTickAndFailsOnNone() throws Exception {
+        String rx = """
+                ---
+                name: rx
+                components:
+                - { name: signal, type: DoubleBufferReceiver }
+                - { type: MessageAvailableSchedulingTerm, parameters: { receiver: signal, min_size: 1 } }
+                - { name: ping, type: nvidia::gxf::PingRx, parameters: { signal: signal } }
+                """;
+        try (Graph g = load(samplePingTx(5, null) + rx + connect("tx/signal", "rx/signal") + GREEDY)) {
+            g.run();
+            assertEquals(5, g.entity("rx").tickCount());
+            assertEquals(5, g.component("rx/ping", SamplePingRx.class).received());
+        }
+        String alone = rx.replace("- { type: MessageAvailableSchedulingTerm, parameters: { receiver: signal, min_size: 1 } }\n",
+                "- { type: CountSchedulingTerm, parameters: { count: 1 } }\n");
+        try (Graph g = load(alone + GREEDY)) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'rx/ping' (PingRx) failed in tick(): IllegalStateException: no message in "
+                    + "'rx/signal' at tick 1", e.getMessage());
+        }
+    }
+
+    @Test
+    void gxfTestStepCountChecksTheTicksOfItsEntityInStop() throws Exception {
+        String counted = samplePingTx(3, null).replace("- { name: ping,",
+                "- { name: steps, type: nvidia::gxf::test::StepCount, parameters: { expected_count: %d } }\n- { name: ping,");
+        try (Graph g = load(counted.formatted(3) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+            g.run();
+            assertEquals(3, g.component("tx/steps", TestStepCount.class).ticks());
+        }
+        try (Graph g = load(counted.formatted(4) + recorder("r") + connect("tx/signal", "r/in") + GREEDY)) {
+            GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);
+            assertEquals("codelet 'tx/steps' (test::StepCount) failed in stop(): IllegalStateException: ticked 3 "
+                    + "times after 1 start(s); expected 4 ticks after 1", e.getMessage());
         }
     }
 }

@@ -17,9 +17,10 @@ import org.agrona.MutableDirectBuffer;
  *              counter 0, keyed by the shared secret itself ({@link NetSecret})
  *   DATA       a = message sequence (1, 2, …), b = message bytes, c = offset of this chunk; flag LAST on the
  *              message's final chunk; payload = the chunk
- *   SHARED     a = message sequence, b = message bytes, c = slot; payload = the slot file's absolute path (UTF-8):
- *              the whole message lies in that file of the transmitter's private folder (same host only, see
- *              {@link SharedSlots}); the frame is signed, the slot's bytes are not (README, trust model)
+ *   SHARED     a = message sequence, b = message bytes, c = slot | slots &lt;&lt; 32 (the link's number of slots);
+ *              payload = the slot file's absolute path (UTF-8): the whole message lies in that file of the
+ *              transmitter's private folder (same host only, see {@link SharedSlots}); the frame is signed, the
+ *              slot's bytes are not (README, trust model)
  *   BATCH      a = sequence of the first message, b = number of messages; payload = per message u32 bytes and
  *              the message: several small messages in one frame and under one MAC ({@link Batch})
  *   HEARTBEAT  a = messages sent
@@ -29,6 +30,7 @@ import org.agrona.MutableDirectBuffer;
  *              the receiver's path; counter 0, keyed by the shared secret
  *   CREDIT     a = places freed (messages taken out of the queue or dropped by its policy), b = messages received,
  *              c = messages dropped (sent every 200 ms as a heartbeat, and whenever a place frees)
+ *   RELEASED   a = slot, b = the message that was in it: the receiver no longer reads that shared slot
  *   BYE        as CREDIT (the receiver closes; flag FAILED: its run failed, payload = why)
  * </pre>
  *
@@ -54,6 +56,7 @@ final class Frames {
     static final int BATCH = 6;
     static final int WELCOME = 11;
     static final int CREDIT = 12;
+    static final int RELEASED = 13;
 
     static final int FLAG_LAST = 1;
     /** On BYE: the side's run failed; the payload says why. */

@@ -16,8 +16,14 @@ import java.util.Set;
 
 /**
  * The receiving side of a same-host link's shared memory: maps the slot files its transmitter names (each once,
- * again when the transmitter grew it) and copies a message out of its slot into this process's own memory before
- * anything reads it, so the decoder's checks hold for bytes nobody else can change afterwards.
+ * again when the transmitter grew it). Messages are decoded where they lie; a mapping stays open while a message's
+ * tensors refer to it (a newer, larger mapping of the same file replaces it for later messages), and closes when
+ * the link has closed and the last of them is released.
+ *
+ * <p>Decoding in place keeps the decoder's guarantees: it reads every header field once into its own variables,
+ * checks them and makes each tensor from those (a bounds-checked slice of the mapping), so bytes changed in the
+ * file afterwards can change tensor values but never what memory a tensor spans. Only processes of this user can
+ * change the file at all (trust model in the README).
  *
  * <p>A slot is accepted only where the transmitter's {@link SharedSlots} put it: a regular file (not a link) named
  * for this link, in a {@code jkompute-aeron-<pid>} folder directly under /dev/shm or the temp folder, folder and file
@@ -27,7 +33,52 @@ final class SharedMaps implements AutoCloseable {
     private static final Set<PosixFilePermission> PRIVATE = Set.of(PosixFilePermission.OWNER_READ,
             PosixFilePermission.OWNER_WRITE, PosixFilePermission.OWNER_EXECUTE);
 
-    private record Mapping(Arena arena, MemorySegment map) {
+    /** One mapping of a slot file; closed when it is no longer current and no message refers to it. */
+    static final class Mapping {
+        private final SharedMaps owner;
+        private final Arena arena;
+        private final MemorySegment map;
+        private int users;
+        private boolean current = true;
+
+        private Mapping(SharedMaps owner, Arena arena, MemorySegment map) {
+            this.owner = owner;
+            this.arena = arena;
+            this.map = map;
+        }
+
+        MemorySegment map() {
+            return map;
+        }
+
+        Arena arena() {
+            return arena;
+        }
+
+        /** A message decoded in place refers to this mapping until {@link #release}. */
+        void retain() {
+            synchronized (owner) {
+                users++;
+            }
+        }
+
+        void release() {
+            synchronized (owner) {
+                if (--users == 0 && !current) {
+                    arena.close();
+                }
+            }
+        }
+
+        /** Replaced or the link closed: closes now if unused, else when the last user releases it. */
+        private void retire() {
+            synchronized (owner) {
+                current = false;
+                if (users == 0) {
+                    arena.close();
+                }
+            }
+        }
     }
 
     private final Map<String, Mapping> maps = new HashMap<>();
@@ -38,26 +89,30 @@ final class SharedMaps implements AutoCloseable {
      *
      * @throws WireFormat.FormatException when the name is not a private slot of this link, or the file is too short
      */
-    MemorySegment slot(String name, long linkId, int slot, long bytes) {
+    Mapping slot(String name, long linkId, int slot, long bytes) {
         Mapping m = maps.get(name);
         if (m != null && m.map.byteSize() >= bytes) {
-            return m.map;
+            return m;
         }
         Path f = check(name, linkId, slot);
         if (m != null) {
             maps.remove(name);
-            m.arena.close();
+            m.retire();
         }
         Arena a = Arena.ofShared();
-        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
+        // read-write and shared: the graph may write into a tensor it received, as it may into one from the
+        // network; the transmitter never reads the slot, and writes it again only after its RELEASED frame
+        try (FileChannel ch = FileChannel.open(f, StandardOpenOption.READ, StandardOpenOption.WRITE,
+                LinkOption.NOFOLLOW_LINKS)) {
             long size = ch.size();
             if (size < bytes) {
                 throw new WireFormat.FormatException("shared slot " + f + " holds " + size + " bytes, the message "
                         + "declares " + bytes);
             }
-            MemorySegment map = ch.map(FileChannel.MapMode.READ_ONLY, 0, size, a);
-            maps.put(name, new Mapping(a, map));
-            return map;
+            MemorySegment map = ch.map(FileChannel.MapMode.READ_WRITE, 0, size, a);
+            Mapping made = new Mapping(this, a, map);
+            maps.put(name, made);
+            return made;
         } catch (IOException | RuntimeException e) {
             a.close();
             if (e instanceof WireFormat.FormatException fe) {
@@ -103,10 +158,11 @@ final class SharedMaps implements AutoCloseable {
         return f;
     }
 
+    /** Closes the mappings no message refers to; the others close when their last message is released. */
     @Override
     public void close() {
         for (Mapping m : maps.values()) {
-            m.arena.close();
+            m.retire();
         }
         maps.clear();
     }

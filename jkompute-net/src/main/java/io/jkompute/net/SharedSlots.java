@@ -10,27 +10,90 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 
 /**
- * The sending side of a same-host link's shared memory: a ring of files in this process's private folder
+ * The sending side of a same-host link's shared memory: a set of files in this process's private folder
  * ({@code jkompute-aeron-<pid>}, mode 0700, see {@link AeronTransport}), each mapped once and grown when a larger
- * message comes. Message {@code seq} goes into slot {@code (seq − 1) mod slots}; the transmitter reuses a slot only
- * after the receiver reported the message that was in it as received (the receiver copies a message out of its
- * slot before counting it). Files are mode 0600 and removed on close (and with the folder on every exit path).
+ * message comes. A message is encoded straight into a free slot (the one copy of its payload on the whole path);
+ * the receiver decodes it where it lies and hands the slot back (a RELEASED frame) when the last tensor referring
+ * to it is closed, or at once when it copied the message out instead. A slot is written only while it is free, so
+ * the sender never changes bytes the receiving graph still reads. Files are mode 0600 and removed on close (and
+ * with the folder on every exit path).
  */
 final class SharedSlots implements AutoCloseable {
     private static final long ROUND = 1L << 20;
 
+    /** At most this many slots per link (a bit each in {@link #free}). */
+    static final int MAX = 64;
+
     private final Path[] files;
     private final Arena[] arenas;
     private final MemorySegment[] maps;
+    /** Bit i set: slot i may be written (the sending thread takes a bit, the link's poller gives it back). */
+    private final AtomicLong free;
+    /** The message each taken slot holds, to check the receiver's RELEASED frames against. */
+    private final AtomicLongArray holds;
 
     SharedSlots(Path folder, long linkId, int slots) {
+        if (slots < 1 || slots > MAX) {
+            throw new IllegalArgumentException("1 to " + MAX + " shared slots, got " + slots);
+        }
         files = new Path[slots];
         arenas = new Arena[slots];
         maps = new MemorySegment[slots];
         for (int i = 0; i < slots; i++) {
             files[i] = folder.resolve(fileName(linkId, i));
+        }
+        free = new AtomicLong(slots == MAX ? -1L : (1L << slots) - 1);
+        holds = new AtomicLongArray(slots);
+    }
+
+    /** Takes a free slot for message {@code seq}: its index, or -1 when every slot is still held by the receiver. */
+    int take(long seq) {
+        return take(seq, files.length);
+    }
+
+    /** Takes a free slot under {@code limit} for message {@code seq}, or -1 when all of those are held. */
+    int take(long seq, int limit) {
+        long usable = limit >= MAX ? -1L : (1L << limit) - 1;
+        while (true) {
+            long f = free.get() & usable;
+            if (f == 0) {
+                return -1;
+            }
+            int slot = Long.numberOfTrailingZeros(f);
+            long all = free.get();
+            if ((all & (1L << slot)) != 0 && free.compareAndSet(all, all & ~(1L << slot))) {
+                holds.set(slot, seq);
+                return slot;
+            }
+        }
+    }
+
+    /** Whether a slot under {@code limit} is free (a waiting sender may go on). */
+    boolean anyFree(int limit) {
+        return (free.get() & (limit >= MAX ? -1L : (1L << limit) - 1)) != 0;
+    }
+
+    /**
+     * The receiver is done with message {@code seq} in {@code slot}; false when that slot is free already or holds
+     * another message (a protocol violation).
+     */
+    boolean release(long slot, long seq) {
+        if (slot < 0 || slot >= files.length) {
+            return false;
+        }
+        int i = (int) slot;
+        while (true) {
+            long f = free.get();
+            if ((f & (1L << i)) != 0 || holds.get(i) != seq) {
+                return false;
+            }
+            if (free.compareAndSet(f, f | (1L << i))) {
+                return true;
+            }
         }
     }
 

@@ -104,6 +104,12 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private long creditBatch = 1;
     /** Messages that came through shared slots. */
     private volatile long sharedReceived;
+    /** Of those, messages copied out of their slot (the graph held all but one slot). */
+    private volatile long sharedCopied;
+    /** Shared slots whose messages the graph still holds (decoded in place, not yet released). */
+    private final java.util.concurrent.atomic.AtomicInteger slotsHeld = new java.util.concurrent.atomic.AtomicInteger();
+    /** Slots to hand back to the transmitter ({slot, message}); any thread adds, the poller sends. */
+    private final java.util.concurrent.ConcurrentLinkedQueue<long[]> releases = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long lastCreditNs;
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
@@ -174,7 +180,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             throw NetSettings.bad(this, "port", "cannot listen on " + channel + ": " + e.getMessage());
         }
         idle = new LinkIdle(100, 100, 1_000, 100_000, UcxContext.busyPollNs(graph()),
-                () -> control != null && freed() != creditSent);
+                () -> control != null && (freed() != creditSent || !releases.isEmpty()));
         running = true;
         poller = new Thread(this::poll, "jkompute-net-rx " + path());
         poller.setDaemon(true);
@@ -206,6 +212,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                 long now = System.nanoTime();
                 Publication c = control;
                 if (c != null && failure == null) {
+                    sendReleases(c, frame);
                     long freed = freed();
                     long got = received;
                     // while frames keep coming, places freed are granted in batches (a sixteenth of the queue); as
@@ -515,13 +522,18 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private final Message[] decoded = new Message[64];
 
     /**
-     * A message in a shared slot of a transmitter on this host: copied out of the slot into this process's memory
-     * (the one copy on this side), then decoded and checked from that copy as a message from the network is.
+     * A message in a shared slot of a transmitter on this host, decoded where it lies: its host tensors refer to the
+     * slot, which goes back to the transmitter (a RELEASED frame) when the last of them is closed. So the payload is
+     * copied once on the whole path, by the transmitter into the slot. While the graph already holds all but one of
+     * the transmitter's slots (it keeps messages), the message is copied out into this process's memory instead and
+     * its slot released at once, so the transmitter always has a slot to go on with.
      */
     private void onShared(DirectBuffer b, int offset, int length) {
         long seq = Frames.a(b, offset);
         long total = Frames.b(b, offset);
-        long slot = Frames.c(b, offset);
+        long c = Frames.c(b, offset);
+        long slot = c & 0xFFFF_FFFFL;
+        long slotCount = c >>> 32;
         int n = length - Frames.HEADER;
         if (assembling != null) {
             throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
@@ -535,15 +547,24 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
                     + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes + " (max_message_bytes)");
         }
-        if (slot < 0 || slot >= 64 || n < 1 || n > 4096 || (Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
+        if (slotCount < 1 || slotCount > SharedSlots.MAX || slot >= slotCount || n < 1 || n > 4096
+                || (Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
             throw new WireFormat.FormatException("malformed SHARED frame for message " + seq + " (slot " + slot
-                    + ", " + n + " bytes of name)");
+                    + " of " + slotCount + ", " + n + " bytes of name)");
         }
         if (shared == null) {
             shared = new SharedMaps();
         }
-        MemorySegment src = shared.slot(b.getStringWithoutLengthUtf8(offset + Frames.HEADER, n), linkId, (int) slot,
-                total);
+        SharedMaps.Mapping mapping = shared.slot(b.getStringWithoutLengthUtf8(offset + Frames.HEADER, n), linkId,
+                (int) slot, total);
+        MemorySegment src = mapping.map();
+        if (slotsHeld.get() < slotCount - 1) {
+            slotsHeld.incrementAndGet();
+            mapping.retain();
+            sharedReceived++;
+            deliver(seq, total, src.asSlice(0, total), new SlotLease(mapping, slot, seq));
+            return;
+        }
         HostBufferPool.Buffer arena = total > SMALL ? pool.take(total) : null;
         MemorySegment whole;
         try {
@@ -560,12 +581,69 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             }
             throw e;
         }
+        releases.add(new long[] {slot, seq});
         sharedReceived++;
+        sharedCopied++;
         deliver(seq, total, whole, arena);
+    }
+
+    /**
+     * A message decoded in a shared slot, as the "arena" its tensors close ({@link WireFormat#decode}): the last
+     * close lets go of the mapping and queues the slot's RELEASED frame, which the poller sends.
+     */
+    private final class SlotLease implements Arena {
+        private final SharedMaps.Mapping mapping;
+        private final long slot;
+        private final long seq;
+        private final java.util.concurrent.atomic.AtomicBoolean closed = new java.util.concurrent.atomic.AtomicBoolean();
+
+        SlotLease(SharedMaps.Mapping mapping, long slot, long seq) {
+            this.mapping = mapping;
+            this.slot = slot;
+            this.seq = seq;
+        }
+
+        @Override
+        public MemorySegment allocate(long byteSize, long byteAlignment) {
+            throw new UnsupportedOperationException("a shared slot allocates nothing");
+        }
+
+        @Override
+        public MemorySegment.Scope scope() {
+            return mapping.arena().scope();
+        }
+
+        @Override
+        public void close() {
+            if (!closed.compareAndSet(false, true)) {
+                return;
+            }
+            mapping.release();
+            releases.add(new long[] {slot, seq});
+            slotsHeld.decrementAndGet();
+            LinkIdle i = idle;
+            if (i != null) {
+                i.wake();
+            }
+        }
     }
 
     /** Bytes copied out of a shared slot between two looks at the heartbeat. */
     private static final long COPY_PIECE = 16L << 20;
+
+    /** RELEASED frames for the slots given back since the last poll (poller thread only). */
+    private void sendReleases(Publication c, UnsafeBuffer frame) {
+        long[] r;
+        while ((r = releases.peek()) != null) {
+            Frames.header(frame, Frames.RELEASED, 0, r[0], r[1], 0, outCounter + 1);
+            Frames.sign(out, frame, 0, 0);
+            if (c.offer(frame, 0, Frames.HEADER) < 0) {
+                return; // back-pressured: the next poll tries again
+            }
+            outCounter++;
+            releases.poll();
+        }
+    }
 
     /** A CREDIT with the current counts if none went out for a heartbeat period (poller thread only). */
     private void heartbeatIfDue() {
@@ -618,7 +696,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     public LinkStatistics linkStatistics() {
         long dropped = droppedCount();
         long s = sharedReceived;
-        return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory]"),
+        long copied = sharedCopied;
+        return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory"
+                + (copied == 0 ? "" : ", " + copied + " of them copied out") + "]"),
                 received, received - dropped, dropped, bytes, rejected);
     }
 

@@ -139,6 +139,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private volatile boolean traffic;
     /** Same-host links: the shared slots large messages go through (null: every message over UDP). */
     private SharedSlots slots;
+    /** The sending thread's idle while every shared slot is held by the receiver; a RELEASED frame wakes it. */
+    private LinkIdle slotIdle;
+    /** The slots the current shared message may use (see {@link #slotLimit}). */
+    private volatile int sharedLimit = SharedSlots.MAX;
     /** Messages of at least this many bytes go through the shared slots. */
     private long sharedFrom;
     /** Messages sent through the shared slots. */
@@ -205,6 +209,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, this::hasPending);
         linkId = new SecureRandom().nextLong();
         slots = sharedSlots(host, linkId);
+        slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
+                () -> failure != null || peerClosed || slots == null || slots.anyFree(sharedLimit));
         sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
         startNs = System.nanoTime();
         running = true;
@@ -230,8 +236,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         } catch (java.io.IOException e) {
             return null;
         }
-        int n = Integer.getInteger("jkompute.net.sharedSlots", 3);
-        return new SharedSlots(folder, id, Math.max(1, Math.min(n, 64)));
+        // file names for every possible slot; how many a message may use is decided per message (slotLimit)
+        return new SharedSlots(folder, id, SharedSlots.MAX);
     }
 
     /** Bytes of encoded small messages that may wait for the link thread (a power of two). */
@@ -362,12 +368,23 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                     peerClosed = true;
                 }
             }
+            case Frames.RELEASED -> {
+                SharedSlots sl = slots;
+                if (sl == null || !sl.release(Frames.a(b, offset), Frames.b(b, offset))) {
+                    lose("protocol violation: the receiver released shared slot " + Frames.a(b, offset)
+                            + " for message " + Frames.b(b, offset) + ", which that slot does not hold");
+                    return;
+                }
+                slotIdle.wake();
+                return;
+            }
             default -> {
                 lose("protocol violation: frame type " + type + " is not one a receiver sends");
                 return;
             }
         }
         roomIdle.wake();
+        slotIdle.wake();
         graph().notify(entity());
     }
 
@@ -654,15 +671,20 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     /**
-     * A large message to a receiver on this host: written once into a shared slot, announced by one signed SHARED
-     * frame. A slot is reused only after the receiver counted the message that was in it (it copies a message out
-     * before counting it), so the ring never overwrites what the receiver has not taken yet.
+     * A large message to a receiver on this host: written once into a free shared slot, announced by one signed
+     * SHARED frame (c = the slot, and the number of slots in the upper 32 bits, so the receiver knows how many it
+     * may keep). The slot stays taken until the receiver's RELEASED frame for this message: it decodes the message
+     * in place and releases the slot when the last tensor referring to it is closed.
      */
     private void sendShared(long seq, WireFormat.Encoded e) {
-        int slot = (int) ((seq - 1) % slots.slots());
-        LinkIdle idle = roomIdle;
+        LinkIdle idle = slotIdle;
         idle.reset();
-        while (delivered < seq - slots.slots()) {
+        long waitFrom = System.nanoTime();
+        long lastNote = waitFrom;
+        int limit = slotLimit(e.messageBytes());
+        sharedLimit = limit;
+        int slot;
+        while ((slot = slots.take(seq, limit)) < 0) {
             if (failure != null) {
                 throw failed();
             }
@@ -670,6 +692,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 throw closedByPeer();
             }
             idle.idle();
+            long now = System.nanoTime();
+            if (now - lastNote > WAIT_NOTE_NS) {
+                lastNote = now;
+                LOG.warn("{}: waiting {} s for {} to release one of {} shared slots", path(),
+                        (now - waitFrom) / 1_000_000_000L, peer, limit);
+            }
         }
         slots.write(slot, e);
         sharedSent++;
@@ -677,12 +705,24 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         payloadView.wrap(name);
         sendLock.lock();
         try {
-            Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(), slot, ++outCounter);
+            Frames.header(frame, Frames.SHARED, Frames.FLAG_LAST, seq, e.messageBytes(),
+                    slot | (long) limit << 32, ++outCounter);
             Frames.sign(out, frame, payloadView, name.length);
             offer(name.length);
         } finally {
             sendLock.unlock();
         }
+    }
+
+    /**
+     * How many slots a message of {@code bytes} may use: the receiver holds up to its queue's capacity + 1 messages
+     * while its graph works, so capacity + 2 slots stream without copies ({@code jkompute.net.sharedSlots} fixes
+     * the number), within {@code jkompute.net.sharedBytes} of /dev/shm per link (1 GiB; at least 2 slots).
+     */
+    private int slotLimit(long bytes) {
+        int want = Integer.getInteger("jkompute.net.sharedSlots", remoteCapacity + 2);
+        long room = Long.getLong("jkompute.net.sharedBytes", 1L << 30) / Math.max(1, bytes);
+        return (int) Math.max(1, Math.min(Math.min(want, slots.slots()), Math.max(2, room)));
     }
 
     private void offer(int n) {

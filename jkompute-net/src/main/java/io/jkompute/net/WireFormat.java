@@ -31,7 +31,7 @@ import java.util.List;
  *              i64 shape[rank]  i64 strides[rank] (bytes)  u64 payloadOffset (from message start, 64-aligned)
  *              (0 when payloadBytes is 0)  u64 payloadBytes (the strided extent: Σ (shape[i]−1)·strides[i] + element size; 0 when empty)
  * dtype     := 1 bool 2 int8 3 uint8 4 int16 5 uint16 6 int32 7 uint32 8 int64 9 uint64 10 float16 11 float32
- *              12 float64
+ *              12 float64 13 complex64 14 complex128
  * </pre>
  *
  * Host tensors travel with their strides and arrive as {@link HostTensor}s with the same shape, dtype and strides;
@@ -56,7 +56,7 @@ public final class WireFormat {
     private static final ValueLayout.OfLong I64 = ValueLayout.JAVA_LONG_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final DataType[] CODES = {null, DataType.BOOL, DataType.INT8, DataType.UINT8, DataType.INT16,
             DataType.UINT16, DataType.INT32, DataType.UINT32, DataType.INT64, DataType.UINT64, DataType.FLOAT16,
-            DataType.FLOAT32, DataType.FLOAT64};
+            DataType.FLOAT32, DataType.FLOAT64, DataType.COMPLEX64, DataType.COMPLEX128};
 
     /** The highest tensor rank the decoder accepts. */
     public static final int MAX_RANK = 32;

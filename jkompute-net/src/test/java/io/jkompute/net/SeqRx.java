@@ -10,7 +10,8 @@ import java.lang.foreign.ValueLayout;
 /**
  * Test codelet: receives one message per tick and checks its "seq" grows (strictly by one unless {@code gaps} is
  * true); forwards it on {@code transmitter} when given (a relay); {@code delay_ms} sleeps per tick (a slow
- * receiver). Prints "SEQ last=… count=…" at stop.
+ * receiver); {@code keep: N} holds the last N messages past their tick and checks their payloads again at stop (a
+ * graph that keeps what it received: nothing it holds may change). Prints "SEQ last=… count=…" at stop.
  */
 public class SeqRx extends CodeletAdapter {
     private Receiver rx;
@@ -18,6 +19,8 @@ public class SeqRx extends CodeletAdapter {
     private boolean gaps;
     private boolean pattern;
     private long delayMs;
+    private final java.util.ArrayDeque<Message> kept = new java.util.ArrayDeque<>();
+    private int keep;
     private long last;
     private long count;
     private io.jkompute.graph.std.BooleanSchedulingTerm until;
@@ -29,6 +32,7 @@ public class SeqRx extends CodeletAdapter {
         gaps = params().containsKey("gaps") && Boolean.parseBoolean(param("gaps"));
         pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
         delayMs = params().containsKey("delay_ms") ? longParam("delay_ms") : 0;
+        keep = params().containsKey("keep") ? (int) longParam("keep") : 0;
         until = params().containsKey("until_closed")
                 ? component(param("until_closed"), io.jkompute.graph.std.BooleanSchedulingTerm.class) : null;
     }
@@ -49,6 +53,24 @@ public class SeqRx extends CodeletAdapter {
         if (gaps ? seq <= last : seq != last + 1) {
             throw new IllegalStateException("message " + seq + " after " + last + " (lost or reordered)");
         }
+        check(m, seq);
+        if (keep > 0) {
+            kept.addLast(m.retain());
+            if (kept.size() > keep) {
+                kept.removeFirst().release();
+            }
+        }
+        last = seq;
+        count++;
+        if (tx != null) {
+            tx.publish(m);
+        }
+        if (delayMs > 0) {
+            Thread.sleep(delayMs);
+        }
+    }
+
+    private void check(Message m, long seq) {
         HostTensor p = m.get(HostTensor.class, "payload");
         if (p != null) {
             long b = p.data().byteSize();
@@ -62,14 +84,6 @@ public class SeqRx extends CodeletAdapter {
                 }
             }
         }
-        last = seq;
-        count++;
-        if (tx != null) {
-            tx.publish(m);
-        }
-        if (delayMs > 0) {
-            Thread.sleep(delayMs);
-        }
     }
 
     /** Byte {@code i} of message {@code n}'s payload with {@code pattern: true} (SeqTx writes, SeqRx checks). */
@@ -79,6 +93,14 @@ public class SeqRx extends CodeletAdapter {
 
     @Override
     public void stop() {
+        if (keep > 0) {
+            for (Message m : kept) {
+                check(m, m.get(HostTensor.class, "seq").data().get(ValueLayout.JAVA_LONG, 0));
+                m.release();
+            }
+            System.out.println("KEPT " + kept.size() + " unchanged");
+            kept.clear();
+        }
         System.out.println("SEQ last=" + last + " count=" + count);
     }
 }

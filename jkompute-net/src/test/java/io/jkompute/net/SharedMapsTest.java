@@ -55,14 +55,58 @@ class SharedMapsTest {
             MemorySegment dirty = slots.slot(1, e.messageBytes());
             dirty.fill((byte) 0xff); // what an earlier, larger message left: padding must be zeroed again
             slots.write(1, e);
-            MemorySegment got = maps.slot(slots.file(1).toString(), link, 1, e.messageBytes());
+            MemorySegment got = maps.slot(slots.file(1).toString(), link, 1, e.messageBytes()).map();
             MemorySegment want = e.toSegment(arena);
             assertEquals(-1, want.mismatch(got.asSlice(0, e.messageBytes())));
             // a larger message grows the file; the receiver maps it again
             WireFormat.Encoded big = message(5 << 20, arena);
             slots.write(1, big);
-            MemorySegment again = maps.slot(slots.file(1).toString(), link, 1, big.messageBytes());
+            MemorySegment again = maps.slot(slots.file(1).toString(), link, 1, big.messageBytes()).map();
             assertEquals(-1, big.toSegment(arena).mismatch(again.asSlice(0, big.messageBytes())));
+        }
+    }
+
+    @Test
+    void aMappingAMessageStillReadsOutlivesItsReplacementAndTheLink() {
+        try (Arena arena = Arena.ofConfined(); SharedSlots slots = new SharedSlots(folder, link, 2)) {
+            SharedMaps maps = new SharedMaps();
+            WireFormat.Encoded e = message(1 << 20, arena);
+            slots.write(0, e);
+            SharedMaps.Mapping first = maps.slot(slots.file(0).toString(), link, 0, e.messageBytes());
+            first.retain(); // a message decoded in place
+            WireFormat.Encoded big = message(3 << 20, arena);
+            slots.write(1, big); // slot 0 is held: the transmitter writes the larger message elsewhere
+            slots.slot(0, big.messageBytes()); // and grows slot 0 later, once released
+            SharedMaps.Mapping second = maps.slot(slots.file(0).toString(), link, 0, big.messageBytes());
+            assertTrue(second != first);
+            assertEquals(-1, e.toSegment(arena).mismatch(first.map().asSlice(0, e.messageBytes())),
+                    "the held mapping still reads the message it holds");
+            maps.close();
+            assertTrue(first.map().scope().isAlive(), "closing the link leaves a held mapping open");
+            assertTrue(!second.map().scope().isAlive(), "an unheld mapping closes with the link");
+            first.release();
+            assertTrue(!first.map().scope().isAlive(), "the last release closes it");
+        }
+    }
+
+    @Test
+    void slotsAreTakenWhileFreeAndReleasedOnlyForTheMessageTheyHold() {
+        try (SharedSlots slots = new SharedSlots(folder, link, 3)) {
+            assertEquals(0, slots.take(1));
+            assertEquals(1, slots.take(2));
+            assertEquals(2, slots.take(3));
+            assertEquals(-1, slots.take(4), "every slot held");
+            assertTrue(!slots.anyFree(3));
+            assertEquals(-1, slots.take(4, 2), "under a limit of 2 too");
+            assertTrue(!slots.release(1, 3), "slot 1 holds message 2, not 3");
+            assertTrue(!slots.release(3, 4), "no slot 3");
+            assertTrue(!slots.release(-1, 4));
+            assertTrue(slots.release(1, 2));
+            assertTrue(!slots.release(1, 2), "released twice");
+            assertEquals(1, slots.take(4));
+            assertTrue(slots.release(0, 1));
+            assertTrue(slots.release(2, 3));
+            assertEquals(0, slots.take(5), "the lowest free slot first: few files for a prompt receiver");
         }
     }
 
@@ -104,7 +148,7 @@ class SharedMapsTest {
             Files.delete(elsewhere);
             // the genuine slot still maps
             assertEquals(-1, e.toSegment(arena).mismatch(maps.slot(name, link, 0, e.messageBytes())
-                    .asSlice(0, e.messageBytes())));
+                    .map().asSlice(0, e.messageBytes())));
         }
     }
 

@@ -22,7 +22,8 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
 
 /**
  * GXF's {@code nvidia::gxf::PyCodeletV0}: runs the Python class {@code codelet_name} from {@code codelet_file}
- * (relative paths resolve against the YAML file; "None" or empty looks in {@code __main__}) in the process's embedded CPython
+ * (a relative path resolves against the YAML file's folder, else against the working directory as GXF resolves it;
+ * "None" or empty looks in {@code __main__}) in the process's embedded CPython
  * context. {@code codelet_params} (YAML text or a map) reaches Python through {@code get_params()}; the optional
  * {@code receivers}, {@code transmitters}, {@code allocators}, {@code cuda_stream_pools} (or {@code stream_pools}) and
  * {@code clock} through the matching {@code CodeletAdapter} getters. The module is imported when the graph loads (so
@@ -59,10 +60,7 @@ public final class PyCodeletV0 extends Codelet {
     @Override
     protected void initialize() {
         String file = codeletFile.get().strip();
-        String path = file.isEmpty() || file.equals("None") ? "None" : resolve(file).toString();
-        if (!path.equals("None") && !Files.isRegularFile(Path.of(path))) {
-            throw new IllegalArgumentException("codelet_file '" + file + "' not found (looked at " + path + ")");
-        }
+        String path = file.isEmpty() || file.equals("None") ? "None" : resolve(file);
         python = PythonRuntime.acquire(graph());
         try {
             python.bridge().register(this);
@@ -125,14 +123,33 @@ public final class PyCodeletV0 extends Codelet {
         return clock.isSet() ? clock.get() : graph().clock();
     }
 
-    private Path resolve(String file) {
+    /**
+     * The codelet file: an absolute path as it is; a relative one against the YAML file's folder (jkompute's apps), else
+     * against the working directory, which is how GXF resolves it (its tests name files from the workspace root, e.g.
+     * {@code gxf/python/tests/PingTx.py}, and run there).
+     */
+    private String resolve(String file) {
         Path p = Path.of(file);
+        List<Path> candidates = new ArrayList<>();
         if (p.isAbsolute()) {
-            return p;
+            candidates.add(p);
+        } else {
+            SourceLocation where = graph().parameterLocation(this, "codelet_file");
+            if (where != null && where.line() > 0) {
+                candidates.add(Path.of(where.file()).toAbsolutePath().getParent().resolve(p).normalize());
+            }
+            Path inWorkingDir = p.toAbsolutePath().normalize();
+            if (!candidates.contains(inWorkingDir)) {
+                candidates.add(inWorkingDir);
+            }
         }
-        SourceLocation where = graph().parameterLocation(this, "codelet_file");
-        Path yamlDir = where != null && where.line() > 0 ? Path.of(where.file()).toAbsolutePath().getParent() : null;
-        return (yamlDir != null ? yamlDir.resolve(p) : p.toAbsolutePath()).normalize();
+        for (Path c : candidates) {
+            if (Files.isRegularFile(c)) {
+                return c.toString();
+            }
+        }
+        throw new IllegalArgumentException("codelet_file '" + file + "' not found (looked at "
+                + String.join(", ", candidates.stream().map(Path::toString).toList()) + ")");
     }
 
     /** Runs Python code, turning a Python exception into one that names the .py file and line. */

@@ -46,6 +46,11 @@ public final class StandardExtension implements GraphExtension {
         r.register("UnboundedAllocator", UnboundedAllocator::new);
         r.register("BlockMemoryPool", BlockMemoryPool::new);
         r.register("JavaCodelet", JavaCodelet::new);
+        // GXF's sample extension, which GXF's own Python codelet tests pair with Python codelets
+        r.register("PingTx", SamplePingTx::new);
+        r.register("PingRx", SamplePingRx::new);
+        // GXF's test helper that its DLPack test apps use
+        r.register("test::StepCount", TestStepCount::new);
         r.register("VulkanDevice", VulkanDevice::new);
     }
 }

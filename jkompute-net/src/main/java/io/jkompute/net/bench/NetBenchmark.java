@@ -66,15 +66,20 @@ public final class NetBenchmark {
     }
 
     /** How many messages per case. */
-    public record Counts(int small, int pings, int kib4, int mib1, int mib64) {
+    public record Counts(int small, int pings, int kib4, int mib1, int mib64, int frames) {
+        /** The counts with the GPU pipeline's default: 300 frames. */
+        public Counts(int small, int pings, int kib4, int mib1, int mib64) {
+            this(small, pings, kib4, mib1, mib64, 300);
+        }
+
         /** Small counts, for CI on a CPU driver. */
         public static Counts quick() {
-            return new Counts(2_000, 200, 1_000, 20, 2);
+            return new Counts(2_000, 200, 1_000, 20, 2, 300);
         }
 
         /** The counts of a full run. */
         public static Counts full() {
-            return new Counts(50_000, 5_000, 20_000, 1_000, 20);
+            return new Counts(50_000, 5_000, 20_000, 1_000, 20, 20_000);
         }
     }
 
@@ -97,9 +102,11 @@ public final class NetBenchmark {
                 case "--quick" -> quick = true;
                 case "--only" -> only = i + 1 < args.length ? args[++i] : "";
                 case "--busy-poll-us" -> System.setProperty(BUSY_POLL, i + 1 < args.length ? args[++i] : "0");
+                case "--apps" -> System.setProperty(APPS, i + 1 < args.length ? args[++i] : "apps");
                 default -> {
                     System.err.println("usage: NetBenchmark [--quick] [--only CASE-PREFIX (small, ping, 4 KiB, ...)]"
-                            + " [--busy-poll-us N (UcxContext busy_poll_us in both graphs)]");
+                            + " [--busy-poll-us N (UcxContext busy_poll_us in both graphs)]"
+                            + " [--apps DIR (the repository's apps folder, for the split GPU pipeline; default apps)]");
                     System.exit(2);
                 }
             }
@@ -149,6 +156,16 @@ public final class NetBenchmark {
         }
         if ("same host 64 MiB, queue 4".startsWith(only)) {
             rows.add(throughput("same host 64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64() * 5, log, true));
+        }
+        // the shipped GPU pipeline in one process ("raw" column) against the same pipeline split over two
+        if (SPLIT.startsWith(only)) {
+            Path apps = Path.of(System.getProperty(APPS, "apps"));
+            if (Files.isRegularFile(apps.resolve("gpu-pipeline.yaml"))
+                    && Files.isRegularFile(apps.resolve("distributed/gpu-pipeline-gpu.yaml"))) {
+                rows.add(splitPipeline(apps, n.frames(), log));
+            } else {
+                log.println("skipped " + SPLIT + ": no apps folder at " + apps.toAbsolutePath() + " (--apps DIR)");
+            }
         }
         return rows;
     }
@@ -225,6 +242,69 @@ public final class NetBenchmark {
             }
         }
         return new Row(name, unit, raw[0], jk[0], checked);
+    }
+
+    static final String SPLIT = "GPU pipeline split, frames/s (raw: one process)";
+    static final String APPS = "jkompute.net.bench.apps";
+
+    /**
+     * The shipped GPU pipeline ({@code apps/gpu-pipeline.yaml}: each frame a 4 KiB host and a 4 KiB device tensor,
+     * a Vulkan kernel and a CPU codelet on them, every frame compared by VerifyEqual and counted by StepCount) run in
+     * this process, then split as {@code apps/distributed/gpu-pipeline-source.yaml} here and
+     * {@code gpu-pipeline-gpu.yaml} in a peer JVM on the same Vulkan device. Frames/s: frames over the run's
+     * duration (the one-process graph's; the source graph's here, which ends when the peer confirmed the last
+     * frame's arrival); the peer must verify exactly every frame.
+     */
+    private static Row splitPipeline(Path apps, int frames, PrintStream log) throws Exception {
+        RunResult one = runApp(Graph.loader().file(apps.resolve("gpu-pipeline.yaml"))
+                .param("source/count/count=" + frames)
+                .param("verify/steps/codelet_params={expected_count: " + frames + "}"));
+        double oneFps = frames * 1e9 / one.durationNs();
+        log.printf(Locale.ROOT, "%-8s %-22s %d frames verified, %.3f ms%n", "one", SPLIT, frames,
+                one.durationNs() / 1e6);
+        int hostPort = freePort();
+        int devicePort = freePort();
+        String gpu = apps.resolve("distributed/gpu-pipeline-gpu.yaml").toString();
+        // -Djkompute.net.bench.splitCapacity=N: both links' queues (and the device pool behind one) sized N
+        // instead of the shipped apps' 2, to see how far the split pipeline is bound by credit round trips
+        List<String> gpuArgs = new ArrayList<>(List.of("graph-file", gpu, "--param", "cpu/in/port=" + hostPort,
+                "--param", "kernel/in/port=" + devicePort, "--param", "kernel/count/count=" + frames,
+                "--param", "cpu/count/count=" + frames, "--param", "verify/count/count=" + frames,
+                "--param", "verify/steps/codelet_params={expected_count: " + frames + "}"));
+        Graph.Loader source = Graph.loader().file(apps.resolve("distributed/gpu-pipeline-source.yaml"))
+                .param("source/host_out/port=" + hostPort).param("source/device_out/port=" + devicePort)
+                .param("source/count/count=" + frames);
+        Integer capacity = Integer.getInteger("jkompute.net.bench.splitCapacity");
+        if (capacity != null) {
+            gpuArgs.addAll(List.of("--param", "cpu/in/capacity=" + capacity, "--param", "kernel/in/capacity=" + capacity,
+                    "--param", "kernel/in_pool/num_blocks=" + (2 * capacity + 8)));
+            source.param("source/host_out/capacity=" + capacity).param("source/device_out/capacity=" + capacity);
+            log.println("split GPU pipeline with link queues of " + capacity);
+        }
+        double splitFps;
+        try (PeerProcess p = PeerProcess.start(gpuArgs.toArray(String[]::new))) {
+            p.awaitLine("READY", 120);
+            RunResult r = runApp(source);
+            String done = p.awaitLine("DONE", 120 + frames / 100);
+            if (!done.equals("DONE COMPLETED")) {
+                throw new IllegalStateException("split GPU pipeline: the GPU side ended " + done);
+            }
+            p.awaitExit(120);
+            splitFps = frames * 1e9 / r.durationNs();
+            log.printf(Locale.ROOT, "%-8s %-22s %d frames verified, %.3f ms%n", "split", SPLIT, frames,
+                    r.durationNs() / 1e6);
+        }
+        return new Row(SPLIT, "frames/s", oneFps, splitFps, 2L * frames);
+    }
+
+    private static RunResult runApp(Graph.Loader loader) {
+        try (Graph g = loader.load()) {
+            RunResult r = g.run();
+            if (r.reason() != StopReason.COMPLETED) {
+                throw new IllegalStateException("graph ended " + r.reason() + ": " + r.detail());
+            }
+            return r;
+        }
     }
 
     private static List<Row> pingPong(int count, PrintStream log) throws Exception {
@@ -587,23 +667,38 @@ public final class NetBenchmark {
             m.set(ValueLayout.JAVA_LONG_UNALIGNED, m.byteSize() - 8, seq);
         }
 
-        /** Checks messages in order: count, sequence, stamps and a CRC32C of the middle against the pattern's. */
+        /**
+         * Checks messages in order: count, sequence, stamps and CRC32Cs of the middle against the pattern's. The
+         * middle is checked in 4 MiB pieces, on several threads for large messages: one thread's CRC32C runs at
+         * about the speed of one thread's memcpy, so a single-threaded check would measure the checker, not the
+         * link. Every byte is still checked, for the raw loops and the graphs alike.
+         */
         static final class Checker {
+            static final long PIECE = 4L << 20;
             final long size;
-            final long expectedCrc;
+            final long[] expected;
             long count;
 
             Checker(long size) {
                 this.size = size;
-                expectedCrc = crc(message(size));
+                expected = crcs(message(size));
             }
 
-            private static long crc(MemorySegment m) {
-                CRC32C c = new CRC32C();
-                if (m.byteSize() > 16) {
-                    c.update(m.asSlice(8, m.byteSize() - 16).asByteBuffer());
-                }
-                return c.getValue();
+            private static long[] crcs(MemorySegment m) {
+                long middle = Math.max(0, m.byteSize() - 16);
+                int pieces = (int) Math.max(1, (middle + PIECE - 1) / PIECE);
+                long[] out = new long[pieces];
+                java.util.stream.IntStream range = java.util.stream.IntStream.range(0, pieces);
+                (pieces > 2 ? range.parallel() : range).forEach(i -> {
+                    CRC32C c = new CRC32C();
+                    long from = 8 + i * PIECE;
+                    long n = Math.min(PIECE, middle - i * PIECE);
+                    if (n > 0) {
+                        c.update(m.asSlice(from, n).asByteBuffer());
+                    }
+                    out[i] = c.getValue();
+                });
+                return out;
             }
 
             void check(MemorySegment m) {
@@ -617,7 +712,7 @@ public final class NetBenchmark {
                     throw new IllegalStateException("message " + seq + " expected, got " + head + "/" + tail
                             + " (lost, reordered or overwritten)");
                 }
-                if (crc(m) != expectedCrc) {
+                if (!Arrays.equals(crcs(m), expected)) {
                     throw new IllegalStateException("message " + seq + ": content checksum mismatch");
                 }
                 count++;
@@ -649,6 +744,7 @@ public final class NetBenchmark {
                 case "raw-echo" -> rawEcho(Integer.parseInt(a[1]), Integer.parseInt(a[2]), Integer.parseInt(a[3]));
                 case "graph-echo" -> graphEcho(Integer.parseInt(a[1]), Integer.parseInt(a[2]),
                         Integer.parseInt(a[3]));
+                case "graph-file" -> graphFile(Arrays.copyOfRange(a, 1, a.length));
                 default -> throw new IllegalArgumentException("unknown peer role " + a[0]);
             }
             System.out.flush();
@@ -774,6 +870,20 @@ public final class NetBenchmark {
                     .replace("COUNT", Integer.toString(count)));
             System.out.println("DONE " + count);
             ready.join();
+        }
+
+        /** An app file with {@code --param} overrides: READY once loaded (listening), DONE <stop reason> at the end. */
+        static void graphFile(String[] a) {
+            Graph.Loader loader = Graph.loader().file(Path.of(a[0]));
+            for (int i = 1; i + 1 < a.length; i += 2) {
+                loader.param(a[i + 1]);
+            }
+            try (Graph g = loader.load()) {
+                System.out.println("READY");
+                System.out.flush();
+                RunResult r = g.run();
+                System.out.println("DONE " + r.reason() + (r.reason() == StopReason.COMPLETED ? "" : " " + r.detail()));
+            }
         }
 
         /** The receivers listen once the graph is loaded; the sender retries until linked anyway. */

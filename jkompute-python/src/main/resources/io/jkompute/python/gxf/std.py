@@ -422,6 +422,22 @@ class Tensor:
         import numpy
         return Tensor(array=numpy.from_dlpack(array))
 
+    @staticmethod
+    def add_np_array_as_tensor_to_entity(message, name, array, allocator):
+        """GXF's older way from numpy to a message: a host tensor named so, allocated from the allocator with the
+        array's shape and type, holding a copy of the array's values (unlike as_tensor, which wraps without a
+        copy). Returns the new tensor."""
+        import numpy as np
+        src = np.ascontiguousarray(array)
+        dtype = str(src.dtype)
+        if dtype not in _ITEMSIZE:
+            raise ValueError("array element type %s has no tensor type" % dtype)
+        t = Tensor.add_to_entity(message, name)
+        t.reshape_custom(Shape(src.shape), PrimitiveType(dtype), src.itemsize, None, MemoryStorageType.kHost,
+                         allocator)
+        np.asarray(t)[...] = src
+        return t
+
     # ---- allocation ----------------------------------------------------------------------------------------
 
     def reshape(self, description, allocator):
