@@ -1,3 +1,6 @@
+/**
+ * jkompute's benchmark suites and their reports (text, Markdown, HTML, JSON), as {@code ./jkompute bench} runs them.
+ */
 module io.jkompute.bench {
     requires io.jkompute.core;
     requires io.jkompute.cuda;

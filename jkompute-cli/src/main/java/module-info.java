@@ -1,3 +1,4 @@
+/** The {@code jkompute} command line: devices, examples, apps, benchmarks; it exports no API. */
 module io.jkompute.cli {
     requires io.jkompute.core;
     requires io.jkompute.cuda;

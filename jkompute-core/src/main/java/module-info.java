@@ -1,3 +1,7 @@
+/**
+ * jkompute's core: Vulkan compute in Kompute's model (Manager, tensors and images, algorithms, sequences and
+ * operations).
+ */
 module io.jkompute.core {
     requires org.lwjgl;
     requires org.lwjgl.vulkan;

@@ -1,3 +1,4 @@
+/** Runnable examples of jkompute's API, as {@code ./jkompute example NAME} runs them. */
 module io.jkompute.examples {
     requires io.jkompute.core;
     requires io.jkompute.cuda;

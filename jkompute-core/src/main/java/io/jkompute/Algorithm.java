@@ -373,18 +373,25 @@ public final class Algorithm extends ManagedObject {
         return natives.pipeline != 0;
     }
 
+    /** The tensors and images bound, in binding order. */
     public List<Memory> memories() {
         return memories;
     }
 
+    /**
+     * The workgroup count dispatches use, with the default already resolved; {@link Workgroup#DEFAULT} before the first
+     * build.
+     */
     public Workgroup workgroup() {
         return workgroup;
     }
 
+    /** The specialization constants the pipeline was built with. */
     public Constants specializationConstants() {
         return spec;
     }
 
+    /** The stored push constants a dispatch uses unless it brings its own. */
     public Constants pushConstants() {
         return push;
     }
@@ -411,7 +418,9 @@ public final class Algorithm extends ManagedObject {
         return generation;
     }
 
-    /** Binds the pipeline and descriptor set, pushes constants (the override, or the algorithm's own) and dispatches. */
+    /**
+     * Binds the pipeline and descriptor set, pushes constants (the override, or the algorithm's own) and dispatches.
+     */
     void recordDispatch(CommandRecorder rec, Constants override) {
         if (!isBuilt()) {
             throw new IllegalStateException(this + " has not been built: give it tensors and a shader first");

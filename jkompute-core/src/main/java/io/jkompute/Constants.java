@@ -14,7 +14,16 @@ import java.util.List;
 public final class Constants {
     /** The type of one constant. */
     public enum Type {
-        INT32(4), UINT32(4), FLOAT32(4), FLOAT64(8), STRUCT(0);
+        /** A signed 32-bit integer ({@code int} in GLSL), 4 bytes. */
+        INT32(4),
+        /** An unsigned 32-bit integer ({@code uint} in GLSL), 4 bytes. */
+        UINT32(4),
+        /** A 32-bit float ({@code float} in GLSL), 4 bytes. */
+        FLOAT32(4),
+        /** A 64-bit float ({@code double} in GLSL), 8 bytes. */
+        FLOAT64(8),
+        /** Raw bytes of one user struct, laid out by the caller to match the shader's block. */
+        STRUCT(0);
 
         final int size;
 
@@ -23,6 +32,7 @@ public final class Constants {
         }
     }
 
+    /** No constants: the value for an algorithm that declares no push or specialization constants. */
     public static final Constants NONE = new Constants(List.of(), new byte[0]);
 
     private final List<Type> types;
@@ -33,12 +43,14 @@ public final class Constants {
         this.bytes = bytes;
     }
 
+    /** float32 constants, in order. */
     public static Constants floats(float... v) {
         Builder b = builder();
         for (float f : v) b.float32(f);
         return b.build();
     }
 
+    /** int32 constants, in order. */
     public static Constants ints(int... v) {
         Builder b = builder();
         for (int i : v) b.int32(i);
@@ -52,6 +64,7 @@ public final class Constants {
         return b.build();
     }
 
+    /** float64 constants, in order; the shader must declare them as {@code double}. */
     public static Constants doubles(double... v) {
         Builder b = builder();
         for (double d : v) b.float64(d);
@@ -71,6 +84,7 @@ public final class Constants {
         return struct(structBytes.toArray(ValueLayout.JAVA_BYTE));
     }
 
+    /** A builder for mixed types in order. */
     public static Builder builder() {
         return new Builder();
     }
@@ -80,14 +94,21 @@ public final class Constants {
         private final List<Type> types = new ArrayList<>();
         private final java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
 
+        /** An empty builder; {@link Constants#builder()} gives one too. */
+        public Builder() {
+        }
+
+        /** Appends an int32. */
         public Builder int32(int v) {
             return put(Type.INT32, v & 0xffffffffL, 4);
         }
 
+        /** Appends a uint32 given as the same 32 bits in an {@code int}. */
         public Builder uint32(int v) {
             return put(Type.UINT32, v & 0xffffffffL, 4);
         }
 
+        /** Appends a uint32; throws {@link IllegalArgumentException} outside 0..2^32-1. */
         public Builder uint32(long v) {
             if (v < 0 || v > 0xffffffffL) {
                 throw new IllegalArgumentException("uint32 constant out of range: " + v);
@@ -95,10 +116,12 @@ public final class Constants {
             return put(Type.UINT32, v, 4);
         }
 
+        /** Appends a float32. */
         public Builder float32(float v) {
             return put(Type.FLOAT32, Float.floatToRawIntBits(v) & 0xffffffffL, 4);
         }
 
+        /** Appends a float64. */
         public Builder float64(double v) {
             return put(Type.FLOAT64, Double.doubleToRawLongBits(v), 8);
         }
@@ -111,6 +134,7 @@ public final class Constants {
             return this;
         }
 
+        /** The constants appended so far, in order; the builder may go on appending for another build. */
         public Constants build() {
             return new Constants(types, out.toByteArray());
         }
@@ -131,6 +155,7 @@ public final class Constants {
         return bytes.length;
     }
 
+    /** Whether there are no constants (no bytes). */
     public boolean isEmpty() {
         return bytes.length == 0;
     }

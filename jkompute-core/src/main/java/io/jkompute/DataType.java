@@ -4,17 +4,29 @@ package io.jkompute;
  * Element types of tensors and images. {@link #CUSTOM} is a struct whose size is given when the tensor is made.
  */
 public enum DataType {
+    /** One byte per element, 0 or 1. */
     BOOL(1, "bool"),
+    /** Signed 8-bit integer. */
     INT8(1, "int8"),
+    /** Unsigned 8-bit integer. */
     UINT8(1, "uint8"),
+    /** Signed 16-bit integer. */
     INT16(2, "int16"),
+    /** Unsigned 16-bit integer. */
     UINT16(2, "uint16"),
+    /** Signed 32-bit integer. */
     INT32(4, "int32"),
+    /** Unsigned 32-bit integer (carried as the same bits in Java {@code int}). */
     UINT32(4, "uint32"),
+    /** Signed 64-bit integer. */
     INT64(8, "int64"),
+    /** Unsigned 64-bit integer (carried as the same bits in Java {@code long}). */
     UINT64(8, "uint64"),
+    /** IEEE half precision (carried as raw bits in Java {@code short}, or converted from {@code float}). */
     FLOAT16(2, "float16"),
+    /** IEEE single precision. */
     FLOAT32(4, "float32"),
+    /** IEEE double precision. */
     FLOAT64(8, "float64"),
     /** A user struct; its element size is given at creation. */
     CUSTOM(0, "custom"),

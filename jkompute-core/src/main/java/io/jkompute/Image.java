@@ -298,14 +298,17 @@ public final class Image extends Memory {
         return f[i];
     }
 
+    /** Width in pixels. */
     public int width() {
         return width;
     }
 
+    /** Height in pixels. */
     public int height() {
         return height;
     }
 
+    /** Channels per pixel (1, 2 or 4). */
     public int channels() {
         return channels;
     }

@@ -6,10 +6,12 @@ package io.jkompute;
  * {@link IllegalStateException} instead.
  */
 public class JkomputeException extends RuntimeException {
+    /** A failure with this message. */
     public JkomputeException(String message) {
         super(message);
     }
 
+    /** A failure with this message, caused by {@code cause}. */
     public JkomputeException(String message, Throwable cause) {
         super(message, cause);
     }

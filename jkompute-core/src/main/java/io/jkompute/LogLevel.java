@@ -2,7 +2,18 @@ package io.jkompute;
 
 /** jkompute's log levels; the numbers are Kompute's ({@code kp.log_level(n)}): TRACE=0 … ERROR=4, OFF=5. */
 public enum LogLevel {
-    TRACE, DEBUG, INFO, WARN, ERROR, OFF;
+    /** The finest detail (Kompute's 0). */
+    TRACE,
+    /** Diagnostic detail, such as the device chosen (1). */
+    DEBUG,
+    /** Notable events (2). */
+    INFO,
+    /** Something wrong that does not stop the program (3). */
+    WARN,
+    /** Failures (4). */
+    ERROR,
+    /** No logging at all (5). */
+    OFF;
 
     /** The level for Kompute's number: 0 TRACE, 1 DEBUG, 2 INFO, 3 WARN, 4 ERROR, 5 OFF. */
     public static LogLevel of(int n) {

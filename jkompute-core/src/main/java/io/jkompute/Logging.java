@@ -37,6 +37,7 @@ public final class Logging {
         setLevel(LogLevel.of(n));
     }
 
+    /** jkompute's current threshold (see {@link #setLevel(LogLevel)}). */
     public static LogLevel level() {
         return level;
     }
@@ -58,26 +59,32 @@ public final class Logging {
             this.delegate = delegate;
         }
 
+        /** Whether a debug message would be written (jkompute's threshold and the SLF4J logger's both allow it). */
         public boolean isDebug() {
             return enabled(LogLevel.DEBUG) && delegate.isDebugEnabled();
         }
 
+        /** Logs at TRACE when the threshold allows it; SLF4J's {@code {}} placeholders. */
         public void trace(String fmt, Object... args) {
             if (enabled(LogLevel.TRACE)) delegate.trace(fmt, args);
         }
 
+        /** Logs at DEBUG when the threshold allows it; SLF4J's {@code {}} placeholders. */
         public void debug(String fmt, Object... args) {
             if (enabled(LogLevel.DEBUG)) delegate.debug(fmt, args);
         }
 
+        /** Logs at INFO when the threshold allows it; SLF4J's {@code {}} placeholders. */
         public void info(String fmt, Object... args) {
             if (enabled(LogLevel.INFO)) delegate.info(fmt, args);
         }
 
+        /** Logs at WARN when the threshold allows it; SLF4J's {@code {}} placeholders. */
         public void warn(String fmt, Object... args) {
             if (enabled(LogLevel.WARN)) delegate.warn(fmt, args);
         }
 
+        /** Logs at ERROR when the threshold allows it; SLF4J's {@code {}} placeholders. */
         public void error(String fmt, Object... args) {
             if (enabled(LogLevel.ERROR)) delegate.error(fmt, args);
         }

@@ -92,6 +92,8 @@ public final class Manager implements AutoCloseable {
     }
 
     /**
+     * The given device with the given queues and device extensions.
+     *
      * @param deviceIndex        index into {@link #listDevices()}
      * @param familyQueueIndices one queue per entry, of that queue family (repeat a family for several of its queues);
      *                           {@code sequence(i)} uses the i-th. Empty: one queue of the default compute family
@@ -161,18 +163,22 @@ public final class Manager implements AutoCloseable {
 
     // ---- tensors ----
 
+    /** A float32 DEVICE tensor holding a copy of {@code data} (sync it to the GPU with {@link OpSyncDevice}). */
     public Tensor tensor(float[] data) {
         return tensor(data, MemoryType.DEVICE);
     }
 
+    /** A float32 tensor of the given memory type holding a copy of {@code data}. */
     public Tensor tensor(float[] data, MemoryType type) {
         return tensor(DataType.FLOAT32, MemorySegment.ofArray(data), new long[] {data.length}, type);
     }
 
+    /** A float64 DEVICE tensor holding a copy of {@code data}; the device must support 64-bit floats in shaders. */
     public Tensor tensor(double[] data) {
         return tensor(data, MemoryType.DEVICE);
     }
 
+    /** A float64 tensor of the given memory type holding a copy of {@code data}. */
     public Tensor tensor(double[] data, MemoryType type) {
         return tensor(DataType.FLOAT64, MemorySegment.ofArray(data), new long[] {data.length}, type);
     }
@@ -182,6 +188,7 @@ public final class Manager implements AutoCloseable {
         return tensor(data, MemoryType.DEVICE);
     }
 
+    /** An int32 tensor of the given memory type holding a copy of {@code data}. */
     public Tensor tensor(int[] data, MemoryType type) {
         return tensor(DataType.INT32, MemorySegment.ofArray(data), new long[] {data.length}, type);
     }
@@ -325,11 +332,14 @@ public final class Manager implements AutoCloseable {
         return algorithm(memories, spirv, Workgroup.DEFAULT, Constants.NONE, Constants.NONE);
     }
 
+    /** An algorithm with the given workgroup count and no constants. */
     public Algorithm algorithm(List<? extends Memory> memories, byte[] spirv, Workgroup workgroup) {
         return algorithm(memories, spirv, workgroup, Constants.NONE, Constants.NONE);
     }
 
     /**
+     * An algorithm built from SPIR-V over these tensors and images; closed with this Manager unless closed before.
+     *
      * @param memories  bound in order: binding i = position i, set 0
      * @param spirv     SPIR-V (use {@link Shader#compile(String)} for GLSL)
      * @param workgroup workgroup counts, or {@link Workgroup#DEFAULT} for (first memory's size, 1, 1)
@@ -354,11 +364,14 @@ public final class Manager implements AutoCloseable {
         return sequence(0, 0);
     }
 
+    /** A sequence on the given queue (position in the family index list given at construction), without timestamps. */
     public Sequence sequence(int queueIndex) {
         return sequence(queueIndex, 0);
     }
 
     /**
+     * A sequence on the given queue, with room for GPU timestamps.
+     *
      * @param queueIndex      which of this Manager's queues (position in the family index list)
      * @param totalTimestamps how many operations get a GPU timestamp; 0 for none
      */
@@ -418,6 +431,7 @@ public final class Manager implements AutoCloseable {
         }
     }
 
+    /** Whether {@link #close()} has run; a closed Manager refuses new objects. */
     public boolean isClosed() {
         return closed;
     }

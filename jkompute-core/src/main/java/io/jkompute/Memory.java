@@ -70,6 +70,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         return size;
     }
 
+    /** The element type. */
     public final DataType dataType() {
         return dataType;
     }
@@ -84,6 +85,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         return size * elementSize;
     }
 
+    /** Where the data lives, as chosen at creation. */
     public final MemoryType memoryType() {
         return memoryType;
     }
@@ -126,6 +128,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         return out;
     }
 
+    /** A copy of the host-side data of a float64 tensor (sync DEVICE memory first with {@link OpSyncLocal}). */
     public final double[] toDoubleArray() {
         requireType("toDoubleArray", DataType.FLOAT64);
         double[] out = new double[(int) checkedLength()];
@@ -168,6 +171,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         return out;
     }
 
+    /** A copy of the host-side data of a bool tensor (sync DEVICE memory first with {@link OpSyncLocal}). */
     public final boolean[] toBooleanArray() {
         requireType("toBooleanArray", DataType.BOOL);
         byte[] b = data().toArray(ValueLayout.JAVA_BYTE);
@@ -196,6 +200,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         copyIn(MemorySegment.ofArray(values));
     }
 
+    /** Copies float64 values into the host-side data; the element count must match exactly. */
     public final void setData(double[] values) {
         requireType("setData(double[])", DataType.FLOAT64);
         requireCount(values.length);
@@ -209,6 +214,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         copyIn(MemorySegment.ofArray(values));
     }
 
+    /** Copies int64 or uint64 values (the same bits) into the host-side data; the element count must match exactly. */
     public final void setData(long[] values) {
         requireType("setData(long[])", DataType.INT64, DataType.UINT64);
         requireCount(values.length);
@@ -232,6 +238,7 @@ public abstract sealed class Memory extends ManagedObject permits Tensor, Image 
         copyIn(MemorySegment.ofArray(values));
     }
 
+    /** Copies bool values (stored as bytes 0 or 1) into the host-side data; the element count must match exactly. */
     public final void setData(boolean[] values) {
         requireType("setData(boolean[])", DataType.BOOL);
         requireCount(values.length);

@@ -10,6 +10,7 @@ public sealed class OpAlgoDispatch extends Op permits OpMult {
     final Algorithm algorithm;
     private final Constants push;
 
+    /** Dispatches {@code algorithm} with its stored push constants. */
     public OpAlgoDispatch(Algorithm algorithm) {
         this(algorithm, null);
     }

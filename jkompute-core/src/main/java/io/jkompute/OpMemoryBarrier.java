@@ -19,6 +19,10 @@ public final class OpMemoryBarrier extends Op {
     private final int dstStage;
     private final boolean onPrimary;
 
+    /**
+     * A barrier on {@code memories} with these {@code VK_ACCESS_*} and {@code VK_PIPELINE_STAGE_*} masks (stage masks
+     * must not be 0); {@code onPrimary} false guards the staging copy instead of the primary memory.
+     */
     public OpMemoryBarrier(List<? extends Memory> memories, int srcAccessMask, int dstAccessMask, int srcStageMask,
             int dstStageMask, boolean onPrimary) {
         this.memories = nonEmpty("OpMemoryBarrier", memories);

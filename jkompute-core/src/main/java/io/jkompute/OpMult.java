@@ -9,11 +9,20 @@ import java.util.List;
 public final class OpMult extends OpAlgoDispatch {
     private static final int LOCAL_SIZE = 64;
 
-    /** @param tensors exactly three: lhs, rhs, out, all of one type and size */
+    /**
+     * {@code out[i] = lhs[i] * rhs[i]} over the three tensors in that order, {@code algorithm} empty.
+     *
+     * @param tensors   exactly three: lhs, rhs, out, all of one type and size
+     * @param algorithm an empty algorithm (from {@link Manager#algorithm()}) that this operation builds
+     */
     public OpMult(List<Tensor> tensors, Algorithm algorithm) {
         super(build(tensors, algorithm));
     }
 
+    /**
+     * {@code out[i] = lhs[i] * rhs[i]}; the three of one type and size, {@code algorithm} empty (from {@link
+     * Manager#algorithm()}).
+     */
     public OpMult(Tensor lhs, Tensor rhs, Tensor out, Algorithm algorithm) {
         this(List.of(lhs, rhs, out), algorithm);
     }

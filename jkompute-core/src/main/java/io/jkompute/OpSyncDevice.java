@@ -11,10 +11,12 @@ public final class OpSyncDevice extends Op {
     private final List<Region> regions;
     private final List<Memory> memories;
 
+    /** Copies each DEVICE tensor's or image's staging memory to its device memory. */
     public OpSyncDevice(Memory... memories) {
         this(List.of(memories));
     }
 
+    /** Copies each DEVICE tensor's or image's staging memory to its device memory. */
     public OpSyncDevice(List<? extends Memory> memories) {
         this.regions = Region.wholes("OpSyncDevice", memories);
         this.memories = List.copyOf(memories);

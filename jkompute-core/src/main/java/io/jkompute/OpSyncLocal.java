@@ -11,10 +11,12 @@ public final class OpSyncLocal extends Op {
     private final List<Region> regions;
     private final List<Memory> memories;
 
+    /** Copies each DEVICE tensor's or image's device memory back to its staging memory. */
     public OpSyncLocal(Memory... memories) {
         this(List.of(memories));
     }
 
+    /** Copies each DEVICE tensor's or image's device memory back to its staging memory. */
     public OpSyncLocal(List<? extends Memory> memories) {
         this.regions = Region.wholes("OpSyncLocal", memories);
         this.memories = List.copyOf(memories);

@@ -47,7 +47,9 @@ public final class Sequence extends ManagedObject {
     private int[] algorithmGenerations = new int[0];
     private boolean recording;
     private boolean ended;
-    /** submittedValue when the recording was last ended: an evaluation since then makes the next record start afresh. */
+    /**
+     * submittedValue when the recording was last ended: an evaluation since then makes the next record start afresh.
+     */
     private long endedAtValue;
     private volatile boolean running;
     private long submittedValue;
@@ -107,7 +109,9 @@ public final class Sequence extends ManagedObject {
             return sequence == null || sequence.reached(value);
         }
 
-        /** Waits without limit until the submission completed (spinning briefly first, as {@link WaitStrategy} says). */
+        /**
+         * Waits without limit until the submission completed (spinning briefly first, as {@link WaitStrategy} says).
+         */
         public void await() {
             if (sequence != null) {
                 sequence.awaitValue(value, Long.MAX_VALUE);
@@ -704,11 +708,15 @@ public final class Sequence extends ManagedObject {
         return List.copyOf(ops);
     }
 
+    /**
+     * Sets how {@link #evalAwait} waits for the GPU ({@link WaitStrategy#HYBRID} by default); returns this sequence.
+     */
     public synchronized Sequence setWaitStrategy(WaitStrategy strategy) {
         this.waitStrategy = java.util.Objects.requireNonNull(strategy);
         return this;
     }
 
+    /** How {@link #evalAwait} waits for the GPU. */
     public synchronized WaitStrategy waitStrategy() {
         return waitStrategy;
     }

@@ -10,10 +10,15 @@ package io.jkompute;
 public record ShaderBinding(int index, Kind kind, String name) {
     /** What a shader declares at a binding; jkompute binds tensors to storage buffers and images to storage images. */
     public enum Kind {
+        /** A {@code buffer} block: where a tensor binds. */
         STORAGE_BUFFER("storage buffer"),
+        /** An {@code image2D} (or other storage image): where an image binds. */
         STORAGE_IMAGE("storage image"),
+        /** A {@code uniform} block; jkompute binds no tensor there. */
         UNIFORM_BUFFER("uniform buffer"),
+        /** A sampled image or sampler; jkompute binds no image there. */
         SAMPLED_IMAGE("sampled image"),
+        /** Any other kind of resource. */
         OTHER("resource");
 
         private final String words;

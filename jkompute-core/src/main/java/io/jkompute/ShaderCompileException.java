@@ -7,6 +7,7 @@ import java.util.List;
  * ({@code shader.comp:3: error: 'x' : undeclared identifier}); {@link #errors()} lists them one by one.
  */
 public final class ShaderCompileException extends JkomputeException {
+    /** The compiler's diagnostics, one by one. */
     private final List<Error> errors;
 
     /** One compiler diagnostic: the line (1-based, 0 when the compiler gave none) and the message. */
@@ -17,6 +18,7 @@ public final class ShaderCompileException extends JkomputeException {
         this.errors = List.copyOf(errors);
     }
 
+    /** The compiler's diagnostics, in its order. */
     public List<Error> errors() {
         return errors;
     }

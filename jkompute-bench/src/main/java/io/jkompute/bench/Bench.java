@@ -42,6 +42,10 @@ public final class Bench {
         };
     }
 
+    /**
+     * Runs the chosen suites on the default device, telling {@code progress} after each step; the report holds every
+     * figure and check.
+     */
     public static Report run(BenchOptions options, Progress progress) {
         long t0 = System.nanoTime();
         List<Suite> suites = options.suites().stream().map(Bench::suite).toList();
@@ -81,7 +85,9 @@ public final class Bench {
         }
     }
 
-    /** Writes {@code bench.json}, {@code index.html} and {@code BENCHMARKS.md} into {@code dir}; returns the JSON file. */
+    /**
+     * Writes {@code bench.json}, {@code index.html} and {@code BENCHMARKS.md} into {@code dir}; returns the JSON file.
+     */
     public static Path writeReports(Report r, Path dir) throws java.io.IOException {
         java.nio.file.Files.createDirectories(dir);
         Path json = dir.resolve("bench.json");

@@ -16,9 +16,15 @@ import java.util.Locale;
 public record BenchOptions(List<String> suites, long[] sizes, boolean quick) {
     /** Every suite, in the order the report shows them. */
     public static final List<String> SUITES = List.of("bandwidth", "latency", "throughput", "transfers", "graph", "reduction", "chain", "cuda");
+    /** Buffer sizes in bytes of a full run: 1 MiB to 1 GiB. */
     public static final long[] FULL_SIZES = {1L << 20, 4L << 20, 16L << 20, 64L << 20, 256L << 20, 1L << 30};
+    /** Buffer sizes in bytes of a quick run: 64 KiB to 1 MiB. */
     public static final long[] QUICK_SIZES = {64L << 10, 256L << 10, 1L << 20};
 
+    /**
+     * Checks the options: known suites, at least one; sizes multiples of 16 bytes up to 16 GiB (sorted, copied). Throws
+     * {@link IllegalArgumentException} otherwise.
+     */
     public BenchOptions {
         suites = List.copyOf(suites);
         for (String s : suites) {
@@ -44,14 +50,17 @@ public record BenchOptions(List<String> suites, long[] sizes, boolean quick) {
         Arrays.sort(sizes);
     }
 
+    /** Every suite at the full sizes. */
     public static BenchOptions full() {
         return new BenchOptions(SUITES, FULL_SIZES, false);
     }
 
+    /** Every suite at the quick sizes, with small counts: every check on, no target enforced. */
     public static BenchOptions quickMode() {
         return new BenchOptions(SUITES, QUICK_SIZES, true);
     }
 
+    /** The buffer sizes in bytes, ascending (a copy). */
     @Override
     public long[] sizes() {
         return sizes.clone();

@@ -25,6 +25,10 @@ import java.util.List;
  * <p>{@code java -cp ... io.jkompute.bench.DispatchLoop [sequences dispatches evaluations elements]}
  */
 public final class DispatchLoop {
+    private DispatchLoop() {
+    }
+
+    /** The GLSL of the dispatch: {@code o[i] += a[i] + b[i]} for i below the push constant {@code n}. */
     public static final String SHADER = """
             #version 450
             layout (local_size_x = 256) in;
@@ -42,6 +46,7 @@ public final class DispatchLoop {
     public record Result(String device, long dispatches, double microsPerDispatch, boolean correct, long[] heapSamples,
             long[] rssSamples) {}
 
+    /** Runs the loop on {@code mgr}'s device over {@code n}-element vectors and checks the output. */
     public static Result run(Manager mgr, int sequences, int dispatches, int evaluations, int n) {
         return run(mgr, sequences, dispatches, evaluations, n, null);
     }
@@ -104,6 +109,9 @@ public final class DispatchLoop {
         return new Result(mgr.deviceProperties().name(), total, (t1 - t0) / 1e3 / total, ok, heap, rss);
     }
 
+    /**
+     * Runs the loop ({@code [sequences dispatches evaluations elements]}) on the default device and prints its figures.
+     */
     public static void main(String[] args) {
         int sequences = args.length > 0 ? Integer.parseInt(args[0]) : 10;
         int dispatches = args.length > 1 ? Integer.parseInt(args[1]) : 10;

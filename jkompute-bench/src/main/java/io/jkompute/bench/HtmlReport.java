@@ -16,6 +16,7 @@ public final class HtmlReport {
     private static final String[] COLORS = {"#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f"};
     private static final int W = 640, H = 300, L = 60, R = 170, T = 20, B = 40;
 
+    /** The report as one self-contained HTML page. */
     public static String render(Report r) {
         Environment e = r.environment();
         StringBuilder sb = new StringBuilder("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");

@@ -10,6 +10,7 @@ import java.util.Locale;
 public final class JsonReport {
     private JsonReport() {}
 
+    /** The report as JSON. */
     public static String render(Report r) {
         Environment e = r.environment();
         StringBuilder sb = new StringBuilder("{\n");

@@ -18,6 +18,7 @@ public final class MarkdownReport {
         return at < 0 ? generated : generated + "\n" + existing.substring(at);
     }
 
+    /** The report as Markdown. */
     public static String render(Report r) {
         Environment e = r.environment();
         StringBuilder sb = new StringBuilder("# jkompute benchmarks\n\n");

@@ -30,6 +30,7 @@ public final class PipelineLoop {
      */
     public record Result(long frames, long verified, int framesInFlight, long durationNs, String stopReason,
             long[] heapBytes, long[] committedHeapBytes, long[] rssBytes) {
+        /** Frames per second over the run. */
         public double framesPerSecond() {
             return frames / (durationNs / 1e9);
         }
@@ -104,6 +105,10 @@ public final class PipelineLoop {
         }
     }
 
+    /**
+     * Runs the pipeline ({@code [frames [frames_in_flight [app.yaml]]]}) and prints frames per second, the verified
+     * count and memory samples.
+     */
     public static void main(String[] args) {
         long frames = args.length > 0 ? Long.parseLong(args[0].replace("_", "").replace(",", "")) : DEFAULT_FRAMES;
         int inFlight = args.length > 1 ? Integer.parseInt(args[1]) : 2;

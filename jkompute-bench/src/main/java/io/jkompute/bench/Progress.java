@@ -3,9 +3,12 @@ package io.jkompute.bench;
 /** Told after each step of a run, so a front end can draw a progress bar. */
 @FunctionalInterface
 public interface Progress {
+    /** A progress listener that ignores everything. */
     Progress NONE = (suite, label, done, total) -> { };
 
     /**
+     * Told after each step of the run.
+     *
      * @param suite the suite running
      * @param label the step just finished, e.g. "saxpy 64 MiB raw CUDA"
      * @param done  steps finished in the whole run

@@ -6,10 +6,12 @@ package io.jkompute.bench;
  * (latency).
  */
 public record Ratio(String suite, String name, double value, double target, boolean atLeast, String note) {
+    /** A ratio without a target, shown for information. */
     public static Ratio info(String suite, String name, double value, String note) {
         return new Ratio(suite, name, value, Double.NaN, true, note);
     }
 
+    /** Whether the ratio has a target (else it is informational). */
     public boolean hasTarget() {
         return !Double.isNaN(target);
     }

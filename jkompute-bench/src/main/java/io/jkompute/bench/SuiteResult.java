@@ -9,6 +9,7 @@ import java.util.List;
 public record SuiteResult(String name, String title, List<Check> checks, List<Figure> figures, List<Ratio> ratios,
         List<String> notes, String skipped, double seconds) {
 
+    /** Whether every correctness check of this suite passed. */
     public boolean checksPassed() {
         return checks.stream().allMatch(Check::passed);
     }

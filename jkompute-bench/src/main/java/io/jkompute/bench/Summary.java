@@ -8,6 +8,10 @@ import java.util.Arrays;
  */
 public record Summary(int count, double min, double p10, double p50, double p90, double p99, double max) {
 
+    /**
+     * Count, min, nearest-rank p10/p50/p90/p99 and max of {@code samples}; throws {@link IllegalArgumentException} when
+     * there are none.
+     */
     public static Summary of(double[] samples) {
         if (samples.length == 0) {
             throw new IllegalArgumentException("no samples");

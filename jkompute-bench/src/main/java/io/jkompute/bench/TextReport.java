@@ -7,6 +7,7 @@ import java.util.List;
 public final class TextReport {
     private TextReport() {}
 
+    /** The report as a plain-text table, as {@code ./jkompute bench} prints it. */
     public static String render(Report r) {
         StringBuilder sb = new StringBuilder();
         Environment e = r.environment();

@@ -4,6 +4,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -57,7 +58,11 @@ class DistributedRunTest {
                 "--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
                 "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx256m",
-                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn", "-cp", cp, "io.jkompute.cli.Main"));
+                "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
+        // the test JVM's JIT tier limit (see the parent POM): the CLI and the workers it starts run as short
+        ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:TieredStopAtLevel=")).forEach(cmd::add);
+        cmd.addAll(List.of("-cp", cp, "io.jkompute.cli.Main"));
         cmd.addAll(List.of(args));
         Path out = Files.createTempFile(dir, "out", ".txt");
         Path err = Files.createTempFile(dir, "err", ".txt");

@@ -4,6 +4,7 @@ package io.jkompute.cuda;
 public class CudaException extends RuntimeException {
     private final transient CudaError error;
 
+    /** {@code operation} failed with {@code error}; the message names both and says whether the error is sticky. */
     public CudaException(String operation, CudaError error) {
         super(operation + " failed: " + error.name() + " (" + error.code() + "): " + error.description()
                 + (error.isSticky() ? " [sticky: this process can no longer use this GPU; restart it]" : ""));

@@ -162,6 +162,7 @@ public final class CudaModule implements AutoCloseable {
 
     /** A module image did not load; the message includes the driver's JIT log when it wrote one. */
     public static final class CudaModuleException extends CudaException {
+        /** The driver's JIT log; empty when it wrote none. */
         private final String jitLog;
 
         CudaModuleException(String operation, CudaError error, String jitLog) {

@@ -13,6 +13,7 @@ public record CudaResult<T>(T value, CudaError error) {
         return new CudaResult<>(null, error);
     }
 
+    /** Whether the call succeeded (then {@link #value()} is set). */
     public boolean isSuccess() {
         return error.isSuccess();
     }

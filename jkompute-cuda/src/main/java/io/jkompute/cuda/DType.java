@@ -10,18 +10,31 @@ import io.jkompute.DataType;
  * complex128 (interleaved).
  */
 public enum DType {
+    /** numpy's {@code int8}; carried in {@code byte[]}. */
     INT8(1, 0, 8, byte[].class),
+    /** numpy's {@code uint8}; carried in {@code byte[]} (the same bits). */
     UINT8(1, 1, 8, byte[].class),
+    /** numpy's {@code int16}; carried in {@code short[]}. */
     INT16(2, 0, 16, short[].class),
+    /** numpy's {@code uint16}; carried in {@code short[]} (the same bits). */
     UINT16(2, 1, 16, short[].class),
+    /** numpy's {@code int32}; carried in {@code int[]}. */
     INT32(4, 0, 32, int[].class),
+    /** numpy's {@code uint32}; carried in {@code int[]} (the same bits). */
     UINT32(4, 1, 32, int[].class),
+    /** numpy's {@code int64}; carried in {@code long[]}. */
     INT64(8, 0, 64, long[].class),
+    /** numpy's {@code uint64}; carried in {@code long[]} (the same bits). */
     UINT64(8, 1, 64, long[].class),
+    /** numpy's {@code float16} (IEEE half); carried in {@code short[]} as raw bits. */
     FLOAT16(2, 2, 16, short[].class),
+    /** numpy's {@code float32}; carried in {@code float[]}. */
     FLOAT32(4, 2, 32, float[].class),
+    /** numpy's {@code float64}; carried in {@code double[]}. */
     FLOAT64(8, 2, 64, double[].class),
+    /** numpy's {@code complex64}: two float32; carried in {@code float[]}, real and imaginary interleaved. */
     COMPLEX64(8, 5, 64, float[].class),
+    /** numpy's {@code complex128}: two float64; carried in {@code double[]}, real and imaginary interleaved. */
     COMPLEX128(16, 5, 128, double[].class),
     /** numpy's {@code bool_}: one byte, 0 or 1 (DLPack kDLBool). */
     BOOL(1, 6, 8, byte[].class),

@@ -44,20 +44,30 @@ public final class DeviceArray implements AutoCloseable {
         return new DeviceArray(dtype, host);
     }
 
+    /** An int16 device array whose host side is {@code a} (not yet allocated on the device). */
     public static DeviceArray int16(short[] a) { return of(DType.INT16, a); }
+    /** A uint16 device array whose host side is {@code a} (the same bits; not yet allocated on the device). */
     public static DeviceArray uint16(short[] a) { return of(DType.UINT16, a); }
+    /** A float16 device array whose host side is {@code a} (raw half bits; not yet allocated on the device). */
     public static DeviceArray float16(short[] a) { return of(DType.FLOAT16, a); }
+    /** An int32 device array whose host side is {@code a} (not yet allocated on the device). */
     public static DeviceArray int32(int[] a) { return of(DType.INT32, a); }
+    /** A uint32 device array whose host side is {@code a} (the same bits; not yet allocated on the device). */
     public static DeviceArray uint32(int[] a) { return of(DType.UINT32, a); }
+    /** An int64 device array whose host side is {@code a} (not yet allocated on the device). */
     public static DeviceArray int64(long[] a) { return of(DType.INT64, a); }
+    /** A uint64 device array whose host side is {@code a} (the same bits; not yet allocated on the device). */
     public static DeviceArray uint64(long[] a) { return of(DType.UINT64, a); }
+    /** A float32 device array whose host side is {@code a} (not yet allocated on the device). */
     public static DeviceArray float32(float[] a) { return of(DType.FLOAT32, a); }
+    /** A float64 device array whose host side is {@code a} (not yet allocated on the device). */
     public static DeviceArray float64(double[] a) { return of(DType.FLOAT64, a); }
     /** Interleaved (real, imaginary) pairs. */
     public static DeviceArray complex64(float[] a) { return of(DType.COMPLEX64, a); }
     /** Interleaved (real, imaginary) pairs. */
     public static DeviceArray complex128(double[] a) { return of(DType.COMPLEX128, a); }
 
+    /** The element type. */
     public DType dtype() {
         return dtype;
     }
@@ -77,6 +87,7 @@ public final class DeviceArray implements AutoCloseable {
         return device == null ? 0 : device.address();
     }
 
+    /** Whether the device side exists and has not been freed. */
     public boolean isAllocated() {
         return device != null && !device.isClosed();
     }
@@ -111,7 +122,9 @@ public final class DeviceArray implements AutoCloseable {
         return attempt(() -> d.copyToHostAsync(0, host, stream));
     }
 
-    /** Runs one device operation PyGPU-style: a driver error becomes the returned status; a missing driver still throws. */
+    /**
+     * Runs one device operation PyGPU-style: a driver error becomes the returned status; a missing driver still throws.
+     */
     private CudaError attempt(Runnable op) {
         try {
             op.run();

@@ -8,6 +8,7 @@ package io.jkompute.cuda;
  * @param z along z
  */
 public record Dim3(int x, int y, int z) {
+    /** Checks each dimension; throws {@link IllegalArgumentException} if any is below 1. */
     public Dim3 {
         if (x < 1 || y < 1 || z < 1) throw new IllegalArgumentException("dimensions must be >= 1, were (" + x + ", " + y + ", " + z + ")");
     }

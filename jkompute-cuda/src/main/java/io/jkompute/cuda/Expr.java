@@ -237,26 +237,32 @@ public final class Expr implements ArrayLike {
 
     // reductions of an expression: evaluated into a pooled temporary first (freed in stream order)
 
+    /** Evaluates this expression, then {@link GpuArray#sum(int...)} of the result (the temporary is freed). */
     public GpuArray sum(int... axes) {
         try (GpuArray t = eval()) { return t.sum(axes); }
     }
 
+    /** Evaluates this expression, then {@link GpuArray#mean(int...)} of the result (the temporary is freed). */
     public GpuArray mean(int... axes) {
         try (GpuArray t = eval()) { return t.mean(axes); }
     }
 
+    /** Evaluates this expression, then {@link GpuArray#max(int...)} of the result (the temporary is freed). */
     public GpuArray max(int... axes) {
         try (GpuArray t = eval()) { return t.max(axes); }
     }
 
+    /** Evaluates this expression, then {@link GpuArray#min(int...)} of the result (the temporary is freed). */
     public GpuArray min(int... axes) {
         try (GpuArray t = eval()) { return t.min(axes); }
     }
 
+    /** Evaluates this expression, then {@link GpuArray#any(int...)} of the result (the temporary is freed). */
     public GpuArray any(int... axes) {
         try (GpuArray t = eval()) { return t.any(axes); }
     }
 
+    /** Evaluates this expression, then {@link GpuArray#all(int...)} of the result (the temporary is freed). */
     public GpuArray all(int... axes) {
         try (GpuArray t = eval()) { return t.all(axes); }
     }

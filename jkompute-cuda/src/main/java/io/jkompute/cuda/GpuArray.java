@@ -121,7 +121,9 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return a;
     }
 
-    /** numpy's {@code zeros_like}: zeros of this array's shape and dtype (C order, or F when this is F-contiguous only). */
+    /**
+     * numpy's {@code zeros_like}: zeros of this array's shape and dtype (C order, or F when this is F-contiguous only).
+     */
     public GpuArray zerosLike() {
         char order = !isContiguous() && layout.isFortranContiguous() ? 'F' : 'C';
         return onDevice(device(), () -> zeros(dtype, order, layout.shape()));
@@ -191,7 +193,9 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return toGpu(host, dtype, shape.length == 0 ? new long[] {host.byteSize() / dtype.byteSize()} : shape);
     }
 
-    /** Sends the bytes of {@code host} (heap or native) to the device as an array of {@code dtype} and {@code shape}. */
+    /**
+     * Sends the bytes of {@code host} (heap or native) to the device as an array of {@code dtype} and {@code shape}.
+     */
     public static GpuArray toGpu(MemorySegment host, DType dtype, long... shape) {
         long[] s = shape.length == 0 ? new long[] {host.byteSize() / dtype.byteSize()} : shape;
         ArrayLayout l = ArrayLayout.contiguous(s);
@@ -259,10 +263,12 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
 
     // ---- properties --------------------------------------------------------------------------------------
 
+    /** The element type. */
     public DType dtype() {
         return dtype;
     }
 
+    /** The shape, a copy (empty for a 0-d array). */
     public long[] shape() {
         return layout.shape();
     }
@@ -279,6 +285,7 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return layout.size();
     }
 
+    /** The number of dimensions (0 for a 0-d array). */
     public int ndim() {
         return layout.ndim();
     }
@@ -809,6 +816,7 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.SUM, axes, true);
     }
 
+    /** Product along {@code axes} (all when none), with numpy's accumulator type. A new array. */
     public GpuArray prod(int... axes) {
         return reduce(ReductionKernel.Op.PROD, axes, false);
     }
@@ -823,6 +831,7 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.MIN, axes, false);
     }
 
+    /** Maximum along {@code axes} (NaN propagates); throws for an empty reduction, as numpy. */
     public GpuArray max(int... axes) {
         return reduce(ReductionKernel.Op.MAX, axes, false);
     }
@@ -832,14 +841,17 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return reduce(ReductionKernel.Op.ARGMIN, axis, false);
     }
 
+    /** Index of the first maximum over the flattened array (no axis) or along one axis; int64. */
     public GpuArray argmax(int... axis) {
         return reduce(ReductionKernel.Op.ARGMAX, axis, false);
     }
 
+    /** Whether any element along {@code axes} (all when none) is non-zero; bool. */
     public GpuArray any(int... axes) {
         return reduce(ReductionKernel.Op.ANY, axes, false);
     }
 
+    /** Whether every element along {@code axes} (all when none) is non-zero; bool. */
     public GpuArray all(int... axes) {
         return reduce(ReductionKernel.Op.ALL, axes, false);
     }

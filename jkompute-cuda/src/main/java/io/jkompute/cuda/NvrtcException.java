@@ -2,7 +2,9 @@ package io.jkompute.cuda;
 
 /** NVRTC could not compile a CUDA C++ source; {@link #log()} is the compiler's output (errors with line numbers). */
 public final class NvrtcException extends RuntimeException {
+    /** NVRTC's result code. */
     private final int code;
+    /** The compiler's output; empty when it wrote none. */
     private final String log;
 
     NvrtcException(String message, int code, String log) {

@@ -14,6 +14,10 @@ import java.util.List;
 
 /** Kompute's first example: multiply two arrays element by element with a GLSL shader compiled at run time. */
 public final class ArrayMultiplication implements Example {
+    /** Creates the example; {@link Examples#all()} lists it and the CLI runs it by name. */
+    public ArrayMultiplication() {
+    }
+
     static final String SHADER = """
             #version 450
             layout (local_size_x = 1) in;
@@ -61,6 +65,7 @@ public final class ArrayMultiplication implements Example {
         }
     }
 
+    /** Runs the example on the default device and prints its result. */
     public static void main(String[] args) {
         new ArrayMultiplication().run(System.out);
     }

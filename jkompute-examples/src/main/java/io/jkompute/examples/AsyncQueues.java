@@ -20,6 +20,10 @@ import java.util.List;
  * timeline semaphores, with no host round trip in between, and combines their results.
  */
 public final class AsyncQueues implements Example {
+    /** Creates the example; {@link Examples#all()} lists it and the CLI runs it by name. */
+    public AsyncQueues() {
+    }
+
     static final int N = 4096;
     static final int LOCAL = 64;
     static final String WORK = """
@@ -126,6 +130,7 @@ public final class AsyncQueues implements Example {
         }
     }
 
+    /** Runs the example on the default device and prints its result. */
     public static void main(String[] args) {
         new AsyncQueues().run(System.out);
     }

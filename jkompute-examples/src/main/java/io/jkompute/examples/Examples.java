@@ -14,10 +14,12 @@ public final class Examples {
 
     private Examples() {}
 
+    /** Every shipped example, in the order {@code ./jkompute example} lists them. */
     public static List<Example> all() {
         return ALL;
     }
 
+    /** The example called {@code name}, or empty. */
     public static Optional<Example> byName(String name) {
         return ALL.stream().filter(e -> e.name().equals(name)).findFirst();
     }

@@ -16,6 +16,10 @@ import java.util.List;
  * The sequence is recorded once and evaluated 100 times.
  */
 public final class LogisticRegression implements Example {
+    /** Creates the example; {@link Examples#all()} lists it and the CLI runs it by name. */
+    public LogisticRegression() {
+    }
+
     static final String SHADER = """
             #version 450
             layout (local_size_x = 1) in;
@@ -113,6 +117,7 @@ public final class LogisticRegression implements Example {
         }
     }
 
+    /** Runs the example on the default device and prints its result. */
     public static void main(String[] args) {
         new LogisticRegression().run(System.out);
     }

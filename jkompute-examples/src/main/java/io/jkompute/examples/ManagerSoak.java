@@ -27,6 +27,7 @@ public final class ManagerSoak {
     private static final String[] PHASES = {"create", "tensors", "eval", "close"};
     private static int cyclesSinceReport;
 
+    /** Runs the soak: {@code [cycles=10000] [listCalls=1000]}; exits non-zero on the first failure. */
     public static void main(String[] args) {
         int cycles = args.length > 0 ? Integer.parseInt(args[0]) : 10_000;
         int listCalls = args.length > 1 ? Integer.parseInt(args[1]) : 1_000;

@@ -18,6 +18,10 @@ import java.util.List;
  * push constants change per dispatch without rebuilding anything.
  */
 public final class PushAndSpecializationConstants implements Example {
+    /** Creates the example; {@link Examples#all()} lists it and the CLI runs it by name. */
+    public PushAndSpecializationConstants() {
+    }
+
     static final String SHADER = """
             #version 450
             layout (local_size_x = 1) in;
@@ -63,6 +67,7 @@ public final class PushAndSpecializationConstants implements Example {
         }
     }
 
+    /** Runs the example on the default device and prints its result. */
     public static void main(String[] args) {
         new PushAndSpecializationConstants().run(System.out);
     }

@@ -5,6 +5,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
 
 /** Hands out memory blocks for tensors; {@link #isAvailable(long)} feeds MemoryAvailableSchedulingTerm. */
 public abstract class Allocator extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Allocator() {
+    }
+
     private final List<Entity> freeListeners = new CopyOnWriteArrayList<>();
 
     /** Whether {@code bytes} could be allocated now. */

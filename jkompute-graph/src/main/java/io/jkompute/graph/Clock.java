@@ -2,6 +2,12 @@ package io.jkompute.graph;
 
 /** Time for the scheduler and codelets, in nanoseconds. */
 public abstract class Clock extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Clock() {
+    }
+
     /** Current time in nanoseconds. */
     public abstract long timestamp();
 

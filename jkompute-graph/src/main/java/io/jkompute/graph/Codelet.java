@@ -6,6 +6,12 @@ package io.jkompute.graph;
  * entity tick in declaration order; exceptions stop the graph with an error naming entity, codelet and cause.
  */
 public abstract class Codelet extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Codelet() {
+    }
+
     private long executionTimestamp;
     private long previousTimestamp;
     private long executionCount;

@@ -9,6 +9,10 @@ import java.util.Map;
  * {@link #params()} (the {@code codelet_params} map) and look up queues by handle name ("comp" or "entity/comp").
  */
 public abstract class CodeletAdapter {
+    /** For subclasses. */
+    protected CodeletAdapter() {
+    }
+
     private JavaCodelet bridge;
 
     /**

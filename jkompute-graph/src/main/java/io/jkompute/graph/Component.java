@@ -8,6 +8,12 @@ import java.util.Objects;
  * Java before {@link #initialize()}, and after activation non-dynamic parameters are frozen.
  */
 public abstract class Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Component() {
+    }
+
     private Entity entity;
     private String name;
     private long cid;

@@ -2,6 +2,13 @@ package io.jkompute.graph;
 
 /** Connects a transmitter to a receiver (GXF's Connection: parameters {@code source}, {@code target}). */
 public final class Connection extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Connection() {
+    }
+
     private Parameter<Transmitter> source;
     private Parameter<Receiver> target;
 

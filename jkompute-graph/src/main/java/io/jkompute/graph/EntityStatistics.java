@@ -6,6 +6,7 @@ import java.util.List;
 public record EntityStatistics(String entity, long ticks, long totalTickNs, long maxTickNs, long messagesIn,
                                long messagesOut, List<CodeletStatistics> codelets,
                                RecentTicks recentTicks) {
+    /** Mean tick time in nanoseconds; 0 when the entity never ticked. */
     public double meanTickNs() {
         return ticks == 0 ? 0 : (double) totalTickNs / ticks;
     }

@@ -17,6 +17,13 @@ import java.util.Map;
  * {@code clock}.
  */
 public final class JavaCodelet extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public JavaCodelet() {
+    }
+
     private Parameter<String> codeletName;
     private Parameter<String> codeletFile;
     private Parameter<Map<String, Object>> codeletParams;

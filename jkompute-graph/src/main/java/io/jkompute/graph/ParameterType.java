@@ -14,6 +14,10 @@ public interface ParameterType<T> {
 
     /** Looks up components named in handle parameters, relative to the entity owning the parameter. */
     interface HandleResolver {
+        /**
+         * The component that {@code handle} names, of type {@code type}; throws {@link GraphLoadException} when there
+         * is none or it has another type.
+         */
         <C extends Component> C resolve(String handle, Class<C> type);
     }
 }

@@ -10,6 +10,12 @@ import io.jkompute.graph.internal.StagingQueue;
  * Thread-safety as the queue's: any thread may stage, only the entity's own thread syncs, peeks and pops.
  */
 public abstract class QueuedReceiver extends Receiver {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected QueuedReceiver() {
+    }
+
     private StagingQueue queue;
     /** Messages popped (written by the entity's thread only). */
     private volatile long popped;
@@ -37,7 +43,9 @@ public abstract class QueuedReceiver extends Receiver {
         }
     }
 
-    /** Called after a place was freed (a message popped, or dropped by the policy at a sync): a remote sender may go on. */
+    /**
+     * Called after a place was freed (a message popped, or dropped by the policy at a sync): a remote sender may go on.
+     */
     protected void placesFreed() {
     }
 

@@ -9,6 +9,12 @@ import io.jkompute.graph.internal.StagingQueue;
  * queue calls of {@link Transmitter} live here.
  */
 public abstract class QueuedTransmitter extends Transmitter {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected QueuedTransmitter() {
+    }
+
     private StagingQueue queue;
 
     /** Makes the queue (in {@link #initialize()}); a capacity outside 1..2^20 is an IllegalArgumentException. */

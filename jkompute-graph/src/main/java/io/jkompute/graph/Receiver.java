@@ -9,6 +9,12 @@ import java.util.concurrent.atomic.AtomicLong;
  * entity may read). The runtime syncs back → main before the entity's codelets tick.
  */
 public abstract class Receiver extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Receiver() {
+    }
+
     private final List<Transmitter> sources = new CopyOnWriteArrayList<>();
     private final List<Transmitter> sourceView = java.util.Collections.unmodifiableList(sources);
     private final AtomicLong arrived = new AtomicLong();

@@ -9,6 +9,7 @@ import java.util.List;
  */
 public record RunResult(StopReason reason, String detail, long durationNs, JobStatistics statistics,
         List<String> summaries) {
+    /** Copies {@code summaries} (null: none). */
     public RunResult {
         summaries = summaries == null ? List.of() : List.copyOf(summaries);
     }

@@ -5,6 +5,12 @@ package io.jkompute.graph;
  * {@link ExecutionContext} (which runs GXF's executor: start on first execution, term check, tick, outbox).
  */
 public abstract class Scheduler extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Scheduler() {
+    }
+
     /** The clock this scheduler runs on. */
     public abstract Clock clock();
 

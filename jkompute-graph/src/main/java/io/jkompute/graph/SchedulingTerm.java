@@ -5,6 +5,12 @@ package io.jkompute.graph;
  * ({@link SchedulingCondition#and}); after every execution the runtime calls {@link #onExecute(long)}.
  */
 public abstract class SchedulingTerm extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected SchedulingTerm() {
+    }
+
     /** The condition at clock time {@code now} (nanoseconds). */
     public abstract SchedulingCondition check(long now);
 

@@ -8,6 +8,12 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * codelets ticked, the runtime moves every published message to every connected receiver (same object, no copy).
  */
 public abstract class Transmitter extends Component {
+    /**
+     * For subclasses; a component's parameters are declared in {@code registerInterface} and set when the graph loads.
+     */
+    protected Transmitter() {
+    }
+
     private final List<Receiver> targets = new CopyOnWriteArrayList<>();
     private final List<Receiver> targetView = java.util.Collections.unmodifiableList(targets);
     private long published;

@@ -156,12 +156,19 @@ public final class AeronTransport {
     }
 
     static void deleteTree(Path p) throws IOException {
-        if (!Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS)) {
-            return;
-        }
-        try (var walk = Files.walk(p)) {
-            for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
-                Files.deleteIfExists(q);
+        // two processes that start at the same time both remove a stale folder they find: what the other one removed
+        // first is not an error (Files.walk reports it as an UncheckedIOException around a NoSuchFileException)
+        for (int attempt = 0; attempt < 3 && Files.exists(p, java.nio.file.LinkOption.NOFOLLOW_LINKS); attempt++) {
+            try (var walk = Files.walk(p)) {
+                for (Path q : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+                    Files.deleteIfExists(q);
+                }
+            } catch (java.nio.file.NoSuchFileException gone) {
+                // the folder itself went meanwhile
+            } catch (java.io.UncheckedIOException e) {
+                if (!(e.getCause() instanceof java.nio.file.NoSuchFileException)) {
+                    throw e.getCause();
+                }
             }
         }
     }

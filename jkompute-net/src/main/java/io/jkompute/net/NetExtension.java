@@ -5,6 +5,10 @@ import io.jkompute.graph.GraphExtension;
 
 /** GXF's UCX extension names, carried over Aeron: found through ServiceLoader when jkompute-net is on the path. */
 public final class NetExtension implements GraphExtension {
+    /** Creates the extension; {@link java.util.ServiceLoader} calls this when the module is on the path. */
+    public NetExtension() {
+    }
+
     @Override
     public String name() {
         return "NetExtension";

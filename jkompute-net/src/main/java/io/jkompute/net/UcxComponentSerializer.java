@@ -10,6 +10,13 @@ import io.jkompute.graph.Registrar;
  * device tensors and strings are serialized by {@link WireFormat}.
  */
 public class UcxComponentSerializer extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxComponentSerializer() {
+    }
+
     private Parameter<Allocator> allocator;
 
     @Override

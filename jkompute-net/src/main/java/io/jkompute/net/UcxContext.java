@@ -22,6 +22,13 @@ import io.jkompute.graph.Registrar;
  * for that long after each message, for lower and steadier latency when messages come further apart.
  */
 public class UcxContext extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxContext() {
+    }
+
     private Parameter<UcxEntitySerializer> serializer;
     private Parameter<Boolean> reconnect;
     private Parameter<Boolean> cpuDataOnly;

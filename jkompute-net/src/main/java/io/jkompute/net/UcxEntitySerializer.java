@@ -11,6 +11,13 @@ import java.util.List;
  * {@code verbose_warning} (false). Messages are encoded with {@link WireFormat} whatever serializers are listed.
  */
 public class UcxEntitySerializer extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxEntitySerializer() {
+    }
+
     private Parameter<List<UcxComponentSerializer>> serializers;
     private Parameter<Boolean> verbose;
 

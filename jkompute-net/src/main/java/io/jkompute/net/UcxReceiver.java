@@ -47,6 +47,13 @@ import org.slf4j.LoggerFactory;
  * with the error and the counts so far.
  */
 public class UcxReceiver extends QueuedReceiver implements RunListener {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxReceiver() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);
     private static final long SMALL = 256 * 1024;
 

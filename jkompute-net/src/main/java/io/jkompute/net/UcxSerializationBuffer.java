@@ -11,6 +11,13 @@ import io.jkompute.graph.Registrar;
  * accepted; jkompute sizes its buffers per message and chunks large ones.
  */
 public class UcxSerializationBuffer extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxSerializationBuffer() {
+    }
+
     private Parameter<Allocator> allocator;
     private Parameter<Long> bufferSize;
 

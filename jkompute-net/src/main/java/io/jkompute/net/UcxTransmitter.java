@@ -48,6 +48,13 @@ import org.slf4j.LoggerFactory;
  * has every message sent, so nothing is lost on a healthy link.
  */
 public class UcxTransmitter extends QueuedTransmitter implements RunListener {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UcxTransmitter() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(UcxTransmitter.class);
     /** A sender waiting for its receiver says so this often. */
     static final long WAIT_NOTE_NS = 5_000_000_000L;

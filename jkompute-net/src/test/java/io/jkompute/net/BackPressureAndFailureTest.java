@@ -74,9 +74,9 @@ class BackPressureAndFailureTest {
     void aKilledPeerEndsTheOtherAppWithAClearErrorAndCounts(String victim) throws Exception {
         int port = Jvm.freePort();
         long n = 1_000_000;
-        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=" + n,
+        try (Jvm rx = Jvm.timed("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=" + n,
                 "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 1}");
-             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
+             Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
             Jvm dead = victim.equals("tx") ? tx : rx;
             Jvm survivor = victim.equals("tx") ? rx : tx;
             dead.awaitLine("READY", 120);

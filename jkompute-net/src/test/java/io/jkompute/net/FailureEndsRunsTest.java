@@ -23,9 +23,9 @@ class FailureEndsRunsTest {
     @ValueSource(ints = {0, 1, 2})
     void aReceiverThatEndsFirstEndsItsSenderWithAnError(int policy) throws Exception {
         int port = Jvm.freePort();
-        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=50",
+        try (Jvm rx = Jvm.timed("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=50",
                 "--param", "rx/signal/capacity=64", "--param", "rx/signal/policy=" + policy);
-             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000",
+             Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000",
                      "--param", "tx/seq/codelet_params={transmitter: signal, bytes: 1024}")) {
             assertEquals(0, rx.await(120), rx.output());
             long rxEnded = System.nanoTime();
@@ -43,10 +43,10 @@ class FailureEndsRunsTest {
     @ValueSource(ints = {0, 1, 2})
     void aHungReceiverEndsItsSenderWithinTheLinkTimeout(int policy) throws Exception {
         int port = Jvm.freePort();
-        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
+        try (Jvm rx = Jvm.timed("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
                 "--param", "rx/signal/policy=" + policy, "--param", "rx/seq/codelet_params={receiver: signal, "
                         + "delay_ms: 1, gaps: true}");
-             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000")) {
+             Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000")) {
             rx.awaitLine("READY", 120);
             tx.awaitLine("READY", 120);
             Thread.sleep(2000);
@@ -74,10 +74,10 @@ class FailureEndsRunsTest {
     void aFailingReceiverFailsItsSenderWithItsReason() throws Exception {
         int port = Jvm.freePort();
         // policy 0, capacity 1 and a slow consumer drop messages; SeqRx without gaps allowed fails on the first gap
-        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000",
+        try (Jvm rx = Jvm.timed("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000",
                 "--param", "rx/signal/capacity=1", "--param", "rx/signal/policy=0",
                 "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 2}");
-             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000")) {
+             Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000")) {
             assertEquals(1, rx.await(120), rx.output());
             assertEquals(1, tx.await(30), tx.output());
             String failed = tx.lines("FAILED").getFirst();
@@ -89,9 +89,9 @@ class FailureEndsRunsTest {
     @Test
     void aSenderStoppedBySigtermSaysGoodbyeAndCleansUp() throws Exception {
         int port = Jvm.freePort();
-        try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
+        try (Jvm rx = Jvm.timed("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=100000000",
                 "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 1}");
-             Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port,
+             Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port,
                      "--param", "tx/count/count=100000000")) {
             rx.awaitLine("READY", 120);
             tx.awaitLine("READY", 120);

@@ -4,6 +4,7 @@ import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
+import java.lang.management.ManagementFactory;
 import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -55,6 +56,13 @@ final class Jvm implements AutoCloseable {
         return cp != null && !cp.isBlank() ? cp : System.getProperty("java.class.path");
     }
 
+    /**
+     * The link timeout of the children (the product's default is 1.5 s): a test of what arrives must not fail because
+     * another process on a loaded machine kept a child off the CPU for a second and a half. The tests of how fast a
+     * lost peer is found start their children with the product's timeout ({@link #timed}).
+     */
+    static final long LINK_TIMEOUT_MS = 15_000;
+
     /** Starts {@code main} with {@code args} in a new JVM with Aeron's flags. */
     static Jvm start(String name, List<String> jvmArgs, String main, String... args) {
         List<String> cmd = new ArrayList<>();
@@ -63,7 +71,9 @@ final class Jvm implements AutoCloseable {
                 "--add-exports", "java.base/jdk.internal.misc=ALL-UNNAMED",
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
-        cmd.addAll(jvmArgs);
+        cmd.addAll(jitFlags());
+        cmd.add("-Djkompute.net.timeoutMs=" + LINK_TIMEOUT_MS);
+        cmd.addAll(jvmArgs); // after the default: a test's own -Djkompute.net.timeoutMs wins
         cmd.addAll(List.of("-cp", classPath(), main));
         cmd.addAll(List.of(args));
         try {
@@ -73,8 +83,19 @@ final class Jvm implements AutoCloseable {
         }
     }
 
+    /** The test JVM's JIT tier limit, passed on: a child runs as short as the test JVM (see the parent POM). */
+    static List<String> jitFlags() {
+        return ManagementFactory.getRuntimeMXBean().getInputArguments().stream()
+                .filter(a -> a.startsWith("-XX:TieredStopAtLevel=")).toList();
+    }
+
     static Jvm graph(String name, String... args) {
         return start(name, List.of(), RunGraph.class.getName(), args);
+    }
+
+    /** As {@link #graph}, with the product's link timeout (1.5 s): for tests of how a lost or hung peer is found. */
+    static Jvm timed(String name, String... args) {
+        return start(name, List.of("-Djkompute.net.timeoutMs=1500"), RunGraph.class.getName(), args);
     }
 
     /** Waits for the process to end; returns its exit status (or fails the test after {@code seconds}). */

@@ -31,6 +31,13 @@ import org.snakeyaml.engine.v2.api.LoadSettings;
  * {@code set_bridge} is called at {@code start()}.
  */
 public final class PyCodeletV0 extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public PyCodeletV0() {
+    }
+
     private Parameter<String> codeletName;
     private Parameter<String> codeletFile;
     private Parameter<String> codeletParams;

@@ -6,9 +6,13 @@ package io.jkompute.python;
  * {@code Type: message} when the error comes from the bundled gxf package alone, e.g. a class that is not there).
  */
 public final class PythonCodeletException extends RuntimeException {
+    /** The base name of the user's .py file at the innermost frame, or null. */
     private final String file;
+    /** The line in {@link #file}, 0 when there is no file. */
     private final int line;
+    /** The Python exception's class name. */
     private final String pythonType;
+    /** The Python traceback as formatted text. */
     private final String pythonTraceback;
 
     PythonCodeletException(String file, int line, String pythonType, String message, String pythonTraceback,

@@ -8,6 +8,10 @@ import io.jkompute.graph.GraphExtension;
  * CUDA memory as the graph's device memory where the app runs on CUDA (see {@link CudaMemory}).
  */
 public final class CudaExtension implements GraphExtension {
+    /** Creates the extension; {@link java.util.ServiceLoader} calls this when the module is on the path. */
+    public CudaExtension() {
+    }
+
     @Override
     public String name() {
         return "CudaExtension";

@@ -23,6 +23,13 @@ import org.slf4j.LoggerFactory;
  * {@link GPUDevice}, else 0. Released streams are kept for reuse; all are destroyed when the graph stops.
  */
 public final class CudaStreamPool extends Allocator {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public CudaStreamPool() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(CudaStreamPool.class);
     private static final long CUDA_STREAM_NON_BLOCKING = 1;
 

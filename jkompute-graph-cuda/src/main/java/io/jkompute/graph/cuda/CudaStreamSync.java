@@ -14,6 +14,13 @@ import io.jkompute.graph.Transmitter;
  * without synchronising themselves.
  */
 public final class CudaStreamSync extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public CudaStreamSync() {
+    }
+
     private Parameter<Receiver> rx;
     private Parameter<Transmitter> tx;
     private long synced;

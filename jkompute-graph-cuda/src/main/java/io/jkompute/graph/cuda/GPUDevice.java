@@ -15,6 +15,13 @@ import io.jkompute.graph.Registrar;
  * CUDA driver or device it stops loading with one line saying so.
  */
 public final class GPUDevice extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public GPUDevice() {
+    }
+
     private Parameter<Long> devId;
 
     @Override

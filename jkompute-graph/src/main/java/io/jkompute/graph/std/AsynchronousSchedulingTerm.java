@@ -8,12 +8,21 @@ import io.jkompute.graph.SchedulingTerm;
  * (and a notify), EVENT_NEVER → NEVER. Safe to set from any thread.
  */
 public final class AsynchronousSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public AsynchronousSchedulingTerm() {
+    }
+
     private volatile AsynchronousEventState state = AsynchronousEventState.READY;
 
+    /** The state last set (READY at first). */
     public AsynchronousEventState eventState() {
         return state;
     }
 
+    /** Sets the state and wakes the scheduler; safe from any thread. */
     public void setEventState(AsynchronousEventState s) {
         state = s;
         notifyStateChanged();

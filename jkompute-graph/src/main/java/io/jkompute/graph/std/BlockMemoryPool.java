@@ -23,6 +23,13 @@ import org.slf4j.LoggerFactory;
  * with jkompute-graph-cuda, as in GXF), and without one the pool refuses to start.
  */
 public final class BlockMemoryPool extends Allocator {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public BlockMemoryPool() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(BlockMemoryPool.class);
     private Parameter<StorageType> storageType;
     private Parameter<Long> blockSize;

@@ -8,6 +8,13 @@ import io.jkompute.graph.SchedulingTerm;
 
 /** READY while {@code enable_tick} is true, NEVER once false (which stops the entity for good, as in GXF). */
 public final class BooleanSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public BooleanSchedulingTerm() {
+    }
+
     private Parameter<Boolean> enableTick;
     private volatile boolean enabled;
 
@@ -21,14 +28,17 @@ public final class BooleanSchedulingTerm extends SchedulingTerm {
         enabled = enableTick.get();
     }
 
+    /** Lets the entity tick again (READY); safe from any thread. */
     public void enableTick() {
         set(true);
     }
 
+    /** Stops the entity from ticking (NEVER): once the scheduler sees NEVER, the entity is done for good. */
     public void disableTick() {
         set(false);
     }
 
+    /** Whether the entity may tick. */
     public boolean checkTickEnabled() {
         return enabled;
     }

@@ -15,6 +15,13 @@ import java.util.List;
  * ({@code mode: RoundRobin}). An empty source fails the tick, as in GXF: schedule it on a MessageAvailable term.
  */
 public final class Broadcast extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Broadcast() {
+    }
+
     private Parameter<Receiver> source;
     private Parameter<BroadcastMode> mode;
     private List<Transmitter> targets;

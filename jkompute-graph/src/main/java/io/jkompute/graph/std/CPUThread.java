@@ -19,6 +19,13 @@ import org.slf4j.LoggerFactory;
  * {@code pin_cores} is ignored with a warning.
  */
 public final class CPUThread extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public CPUThread() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(CPUThread.class);
     private Parameter<Boolean> pinEntity;
     private Parameter<List<Long>> pinCores;

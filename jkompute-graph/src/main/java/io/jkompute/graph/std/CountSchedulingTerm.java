@@ -8,6 +8,13 @@ import io.jkompute.graph.SchedulingTerm;
 
 /** READY until the entity has ticked {@code count} times, then NEVER. */
 public final class CountSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public CountSchedulingTerm() {
+    }
+
     private Parameter<Long> count;
     private long remaining;
     private long lastRun;

@@ -9,6 +9,13 @@ import org.slf4j.LoggerFactory;
 
 /** GXF's DoubleBufferReceiver: {@code capacity} (default 1), {@code policy} (0 pop, 1 reject, 2 fault; default 2). */
 public final class DoubleBufferReceiver extends Receiver {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public DoubleBufferReceiver() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(DoubleBufferReceiver.class);
     private final QueueParameters parameters = new QueueParameters();
     private StagingQueue queue;

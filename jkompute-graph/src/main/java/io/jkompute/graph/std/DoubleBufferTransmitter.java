@@ -5,8 +5,17 @@ import io.jkompute.graph.Registrar;
 import io.jkompute.graph.Transmitter;
 import io.jkompute.graph.internal.StagingQueue;
 
-/** GXF's DoubleBufferTransmitter: {@code capacity} (default 1), {@code policy} (0 pop, 1 reject, 2 fault; default 2). */
+/**
+ * GXF's DoubleBufferTransmitter: {@code capacity} (default 1), {@code policy} (0 pop, 1 reject, 2 fault; default 2).
+ */
 public final class DoubleBufferTransmitter extends Transmitter {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public DoubleBufferTransmitter() {
+    }
+
     private final QueueParameters parameters = new QueueParameters();
     private StagingQueue queue;
 

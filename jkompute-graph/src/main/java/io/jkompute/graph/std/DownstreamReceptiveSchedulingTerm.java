@@ -15,6 +15,13 @@ import java.util.List;
  * the time it became READY, as in GXF.
  */
 public final class DownstreamReceptiveSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public DownstreamReceptiveSchedulingTerm() {
+    }
+
     private Parameter<Transmitter> transmitter;
     private Parameter<Long> minSize;
 

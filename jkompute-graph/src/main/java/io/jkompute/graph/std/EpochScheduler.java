@@ -20,6 +20,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * End it earlier with {@link io.jkompute.graph.Graph#interrupt()}. Parameter: {@code clock}.
  */
 public final class EpochScheduler extends io.jkompute.graph.Scheduler {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public EpochScheduler() {
+    }
+
     private Parameter<Clock> clock;
     private final ReentrantLock epoch = new ReentrantLock();
     private final List<Entity> active = new ArrayList<>();

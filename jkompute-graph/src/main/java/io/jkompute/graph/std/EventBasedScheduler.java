@@ -14,6 +14,13 @@ import io.jkompute.graph.Scheduler;
  * {@code stop_on_deadlock}, {@code stop_on_deadlock_timeout}; {@code thread_pool_allocation_auto} is accepted.
  */
 public final class EventBasedScheduler extends Scheduler {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public EventBasedScheduler() {
+    }
+
     private final SchedulerParameters common = new SchedulerParameters();
     private Parameter<Long> workerThreads;
 

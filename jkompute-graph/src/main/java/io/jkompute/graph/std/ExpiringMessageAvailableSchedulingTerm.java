@@ -15,6 +15,13 @@ import io.jkompute.graph.Timestamp;
  * when the oldest message's acqtime + {@code max_delay_ns} has passed, else WAIT_TIME until then.
  */
 public final class ExpiringMessageAvailableSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public ExpiringMessageAvailableSchedulingTerm() {
+    }
+
     private Parameter<Long> maxBatchSize;
     private Parameter<Long> maxDelayNs;
     private Parameter<Receiver> receiver;

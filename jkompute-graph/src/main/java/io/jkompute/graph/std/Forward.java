@@ -9,6 +9,13 @@ import io.jkompute.graph.Transmitter;
 
 /** GXF's Forward: each tick moves one message from {@code in} to {@code out} (the same object, acqtime kept). */
 public final class Forward extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Forward() {
+    }
+
     private Parameter<Receiver> in;
     private Parameter<Transmitter> out;
 

@@ -15,6 +15,13 @@ import java.util.List;
  * caps how many it takes from one receiver per tick.
  */
 public final class Gather extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Gather() {
+    }
+
     private Parameter<Transmitter> sink;
     private Parameter<Long> tickSourceLimit;
     private Parameter<List<Receiver>> sourcesParam;

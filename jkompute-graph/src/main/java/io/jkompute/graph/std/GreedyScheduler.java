@@ -19,6 +19,13 @@ import java.util.List;
  * {@code stop_on_deadlock} (true), {@code check_recession_period_ms} (0), {@code stop_on_deadlock_timeout} (0).
  */
 public final class GreedyScheduler extends Scheduler {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public GreedyScheduler() {
+    }
+
     private final SchedulerParameters common = new SchedulerParameters();
     private Parameter<Double> recessionMs;
 

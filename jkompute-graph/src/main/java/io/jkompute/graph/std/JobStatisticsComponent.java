@@ -24,6 +24,13 @@ import org.slf4j.LoggerFactory;
  * none here, so it is ignored with a warning).
  */
 public final class JobStatisticsComponent extends Component implements RunListener {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public JobStatisticsComponent() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(JobStatisticsComponent.class);
 
     private Parameter<Clock> clock;

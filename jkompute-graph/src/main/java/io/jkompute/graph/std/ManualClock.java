@@ -10,6 +10,13 @@ import io.jkompute.graph.Registrar;
  * periodic graphs run deterministically and at once (every tick lands exactly on its target).
  */
 public final class ManualClock extends Clock {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public ManualClock() {
+    }
+
     private Parameter<Long> initialTimestamp;
     private volatile long now;
 

@@ -9,6 +9,13 @@ import io.jkompute.graph.SchedulingTerm;
 
 /** READY iff the allocator could hand out {@code min_bytes} (or {@code min_blocks} × block size) now; else WAIT. */
 public final class MemoryAvailableSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public MemoryAvailableSchedulingTerm() {
+    }
+
     private Parameter<Allocator> allocator;
     private Parameter<Long> minBytes;
     private Parameter<Long> minBlocks;

@@ -12,6 +12,13 @@ import io.jkompute.graph.SchedulingTerm;
  * {@code size ≤ front_stage_max_size}; otherwise WAIT. READY carries the time it became READY, as in GXF.
  */
 public final class MessageAvailableSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public MessageAvailableSchedulingTerm() {
+    }
+
     private Parameter<Receiver> receiver;
     private Parameter<Long> minSize;
     private Parameter<Long> frontStageMaxSize;

@@ -13,6 +13,13 @@ import java.util.List;
  * PerReceiver: READY iff every receiver i holds ≥ {@code min_sizes[i]}. Otherwise WAIT.
  */
 public final class MultiMessageAvailableSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public MultiMessageAvailableSchedulingTerm() {
+    }
+
     private Parameter<List<Receiver>> receivers;
     private Parameter<SamplingMode> mode;
     private Parameter<Long> minSum;

@@ -14,6 +14,13 @@ import io.jkompute.graph.Scheduler;
  * {@code thread_pool_allocation_auto} and {@code strict_job_thread_pinning} are accepted for GXF files.
  */
 public final class MultiThreadScheduler extends Scheduler {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public MultiThreadScheduler() {
+    }
+
     private final SchedulerParameters common = new SchedulerParameters();
     private Parameter<Double> recessionMs;
     private Parameter<Long> workerThreads;

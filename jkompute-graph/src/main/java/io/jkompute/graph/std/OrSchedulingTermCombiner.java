@@ -12,6 +12,13 @@ import java.util.List;
  * then WAIT_TIME, else WAIT); the result is AND-ed with the entity's other terms.
  */
 public final class OrSchedulingTermCombiner extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public OrSchedulingTermCombiner() {
+    }
+
     private Parameter<List<SchedulingTerm>> terms;
 
     @Override

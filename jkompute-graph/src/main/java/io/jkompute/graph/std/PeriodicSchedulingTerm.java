@@ -11,6 +11,13 @@ import io.jkompute.graph.SchedulingTerm;
  * tick at t the next target is t + period, then advanced by the {@code policy}.
  */
 public final class PeriodicSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public PeriodicSchedulingTerm() {
+    }
+
     private Parameter<Long> recessPeriod;
     private Parameter<PeriodicSchedulingPolicy> policy;
     private long period;
@@ -55,6 +62,7 @@ public final class PeriodicSchedulingTerm extends SchedulingTerm {
         }
     }
 
+    /** The period between ticks in nanoseconds, as read from {@code recess_period} at initialization. */
     public long recessPeriodNs() {
         return period;
     }

@@ -6,6 +6,13 @@ import io.jkompute.graph.Receiver;
 
 /** Receives one message per tick from {@code receiver} (codelet_params); an empty receive fails loudly. */
 public class PingRx extends CodeletAdapter {
+    /**
+     * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets them
+     * from the app.
+     */
+    public PingRx() {
+    }
+
     private Receiver rx;
     private long received;
 

@@ -10,6 +10,13 @@ import io.jkompute.graph.Transmitter;
  * PingTx, or the time of {@code clock} when that handle is given.
  */
 public class PingTx extends CodeletAdapter {
+    /**
+     * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets them
+     * from the app.
+     */
+    public PingTx() {
+    }
+
     private Transmitter tx;
     private Clock clock;
 

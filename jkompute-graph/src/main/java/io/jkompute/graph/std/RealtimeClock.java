@@ -11,6 +11,13 @@ import java.util.concurrent.locks.LockSupport;
  * ({@code use_time_since_epoch} adds the Unix epoch time).
  */
 public final class RealtimeClock extends Clock {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public RealtimeClock() {
+    }
+
     private Parameter<Double> initialOffset;
     private Parameter<Double> initialScale;
     private Parameter<Boolean> useEpoch;

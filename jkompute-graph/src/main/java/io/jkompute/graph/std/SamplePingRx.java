@@ -11,6 +11,13 @@ import io.jkompute.graph.Registrar;
  * {@code signal}; a tick that finds none fails, as GXF's codelet returns GXF_CONTRACT_MESSAGE_NOT_AVAILABLE.
  */
 public final class SamplePingRx extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public SamplePingRx() {
+    }
+
     private Parameter<Receiver> signal;
     private long received;
 

@@ -13,6 +13,13 @@ import io.jkompute.graph.Transmitter;
  * written for GXF that pair it with Python codelets load unchanged.
  */
 public final class SamplePingTx extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public SamplePingTx() {
+    }
+
     private Parameter<Transmitter> signal;
     private Parameter<Clock> clock;
 

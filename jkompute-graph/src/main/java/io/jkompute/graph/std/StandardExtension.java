@@ -7,6 +7,10 @@ import io.jkompute.graph.JavaCodelet;
 
 /** The standard component types (GXF's StandardExtension plus JavaCodelet and VulkanDevice). */
 public final class StandardExtension implements GraphExtension {
+    /** Creates the extension; {@link java.util.ServiceLoader} calls this when the module is on the path. */
+    public StandardExtension() {
+    }
+
     @Override
     public String name() {
         return "StandardExtension";

@@ -7,6 +7,13 @@ import io.jkompute.graph.CodeletAdapter;
  * second codelet in an entity to check how often the entity ticked.
  */
 public class StepCount extends CodeletAdapter {
+    /**
+     * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets them
+     * from the app.
+     */
+    public StepCount() {
+    }
+
     private long expected;
     private long count;
 
@@ -29,6 +36,7 @@ public class StepCount extends CodeletAdapter {
         }
     }
 
+    /** The ticks counted so far in this run. */
     public long count() {
         return count;
     }

@@ -23,6 +23,13 @@ import java.lang.foreign.MemorySegment;
  * without waiting ({@link DeviceTensor#upload}); the kernel that reads them waits on the GPU.
  */
 public class StreamGenerator extends CodeletAdapter {
+    /**
+     * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets them
+     * from the app.
+     */
+    public StreamGenerator() {
+    }
+
     /** Rows of every generated tensor; the shape is [ROWS, 1]. */
     public static final int ROWS = 1024;
 

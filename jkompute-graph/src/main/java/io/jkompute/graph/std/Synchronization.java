@@ -17,6 +17,13 @@ import java.util.List;
  * message of each input is published on the output of the same index (one set per tick). Messages need a timestamp.
  */
 public final class Synchronization extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Synchronization() {
+    }
+
     private Parameter<List<Receiver>> inputs;
     private Parameter<List<Transmitter>> outputs;
     private Parameter<Long> syncThreshold;

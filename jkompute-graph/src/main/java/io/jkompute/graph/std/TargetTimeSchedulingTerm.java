@@ -11,6 +11,13 @@ import io.jkompute.graph.SchedulingTerm;
  * at initialization; each tick consumes the target, so the codelet must set the next one to run again.
  */
 public final class TargetTimeSchedulingTerm extends SchedulingTerm {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public TargetTimeSchedulingTerm() {
+    }
+
     private Parameter<Clock> clock;
     private volatile Long requested;
     private Long locked;

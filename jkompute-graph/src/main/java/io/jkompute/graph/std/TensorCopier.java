@@ -25,6 +25,13 @@ import java.lang.foreign.MemorySegment;
  * into a new message: a jkompute message may be shared by several receivers, so it is never changed.
  */
 public final class TensorCopier extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public TensorCopier() {
+    }
+
     private Parameter<Receiver> receiver;
     private Parameter<Transmitter> transmitter;
     private Parameter<Allocator> allocator;

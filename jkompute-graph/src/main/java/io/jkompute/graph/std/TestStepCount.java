@@ -12,6 +12,13 @@ import io.jkompute.graph.Registrar;
  * {@code stop()} is the last call of a run here whose failure the graph reports, and no tick follows it.
  */
 public final class TestStepCount extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public TestStepCount() {
+    }
+
     private Parameter<Long> expectedStartCount;
     private Parameter<Long> expectedCount;
     private long starts;

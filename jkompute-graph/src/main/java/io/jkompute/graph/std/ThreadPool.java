@@ -13,6 +13,13 @@ import org.slf4j.LoggerFactory;
  * it logs a warning saying so. Pin an entity to CPUs with {@link CPUThread}'s {@code pin_cores}.
  */
 public final class ThreadPool extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public ThreadPool() {
+    }
+
     private static final Logger LOG = LoggerFactory.getLogger(ThreadPool.class);
     private Parameter<Long> initialSize;
     private Parameter<Long> priority;

@@ -16,6 +16,13 @@ import java.util.concurrent.atomic.AtomicLong;
  * jkompute-graph-cuda, as GXF's cudaMalloc), and without one a device request is refused.
  */
 public final class UnboundedAllocator extends Allocator {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public UnboundedAllocator() {
+    }
+
     private final AtomicLong live = new AtomicLong();
     /** The graph's device memory, looked up at the first device request (the graph does not change after that). */
     private volatile DeviceMemoryProvider deviceMemory;

@@ -23,6 +23,13 @@ import java.util.concurrent.locks.ReentrantLock;
  * until outside code takes from it: pair it with a consumer, or use {@code drop_waiting}.
  */
 public final class Vault extends Codelet {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public Vault() {
+    }
+
     private Parameter<Receiver> source;
     private Parameter<Long> maxWaitingCount;
     private Parameter<Boolean> dropWaiting;

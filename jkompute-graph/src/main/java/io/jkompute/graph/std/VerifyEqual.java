@@ -24,6 +24,13 @@ import java.util.List;
  * lock-step does, or the upstream entities starve (the run then ends in a deadlock with frames uncounted).
  */
 public class VerifyEqual extends CodeletAdapter {
+    /**
+     * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets them
+     * from the app.
+     */
+    public VerifyEqual() {
+    }
+
     /** The largest {@code frames_in_flight}: more adds latency, not throughput, and pins that many pool blocks. */
     public static final int MAX_FRAMES_IN_FLIGHT = 64;
 

@@ -13,6 +13,13 @@ import io.jkompute.graph.Registrar;
  * {@code GpuArray.fromTensor}), for apps where CUDA codelets read Vulkan tensors.
  */
 public final class VulkanDevice extends Component {
+    /**
+     * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
+     * through the graph builder) before the graph runs.
+     */
+    public VulkanDevice() {
+    }
+
     private Parameter<Long> deviceIndex;
     private Parameter<Boolean> exportMemory;
     private Manager manager;

@@ -528,6 +528,13 @@ public final class NetBenchmark {
 
     /** Publishes message n = 1, 2, … holding one uint8 tensor "payload" of {@code bytes}: [n][pattern][n]. */
     public static class Source extends CodeletAdapter {
+        /**
+         * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets
+         * them from the app.
+         */
+        public Source() {
+        }
+
         private Transmitter tx;
         private final List<MemorySegment> ring = new ArrayList<>();
         private long n;
@@ -554,6 +561,13 @@ public final class NetBenchmark {
 
     /** Checks each message as {@code Pattern.check} does and prints DONE count elapsed_ns at the end. */
     public static class Sink extends CodeletAdapter {
+        /**
+         * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets
+         * them from the app.
+         */
+        public Sink() {
+        }
+
         private Receiver rx;
         private Pattern.Checker checker;
         private long first;
@@ -593,6 +607,13 @@ public final class NetBenchmark {
      * scheduler's step between ticks, as an app's would.
      */
     public static class Pinger extends CodeletAdapter {
+        /**
+         * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets
+         * them from the app.
+         */
+        public Pinger() {
+        }
+
         static volatile long[] last;
         private Transmitter tx;
         private Receiver rx;
@@ -649,7 +670,9 @@ public final class NetBenchmark {
 
     // ---- payload pattern -----------------------------------------------------------------------------------
 
-    /** Message content: its number in the first and last 8 bytes (little-endian), byte i = (i·31 + 7) mod 256 between. */
+    /**
+     * Message content: its number in the first and last 8 bytes (little-endian), byte i = (i·31 + 7) mod 256 between.
+     */
     static final class Pattern {
         private Pattern() {
         }

@@ -41,6 +41,8 @@ public final class FragmentDriver {
     public static final String WORKER_MAIN = "io.jkompute.net.fragment.FragmentWorker";
 
     /**
+     * What a driver runs: the app, where it listens, which fragments it starts itself, and where it reports.
+     *
      * @param address host to listen on (127.0.0.1 unless the user asks for another; 0.0.0.0: every interface)
      * @param port control port (Holoscan's default 57777)
      * @param localFragments fragments the driver starts a worker JVM for on this host; the rest wait for

@@ -43,6 +43,8 @@ public final class FragmentWorker {
     static final int PORT_MAX = 32767;
 
     /**
+     * What a worker runs: the app, the fragments it asks for, the driver it registers with, and where it reports.
+     *
      * @param fragments fragments this worker asks for; empty: whatever the driver gives it
      * @param driver the driver's {@code host[:port]}
      * @param workerAddress the address the driver and other workers reach this one at; null: the local address
@@ -358,7 +360,10 @@ public final class FragmentWorker {
         }
     }
 
-    /** {@code n} UDP ports in 10000–32767 that are free on {@code bindHost} now (random, so two workers rarely pick the same). */
+    /**
+     * {@code n} UDP ports in 10000–32767 that are free on {@code bindHost} now (random, so two workers rarely pick the
+     * same).
+     */
     static List<Integer> freePorts(String bindHost, int n) throws IOException {
         List<Integer> out = new ArrayList<>();
         InetAddress host = InetAddress.getByName(bindHost);
