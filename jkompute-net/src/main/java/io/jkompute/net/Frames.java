@@ -21,8 +21,6 @@ import org.agrona.MutableDirectBuffer;
  *              payload = the slot file's absolute path (UTF-8): the whole message lies in that file of the
  *              transmitter's private folder (same host only, see {@link SharedSlots}); the frame is signed, the
  *              slot's bytes are not (README, trust model)
- *   BATCH      a = sequence of the first message, b = number of messages; payload = per message u32 bytes and
- *              the message: several small messages in one frame and under one MAC ({@link Batch})
  *   HEARTBEAT  a = messages sent
  *   BYE        a = messages sent (the transmitter closes; flag FAILED: its run failed, payload = why)
  * receiver → transmitter (control stream 1002)
@@ -40,7 +38,7 @@ import org.agrona.MutableDirectBuffer;
  */
 final class Frames {
     static final int MAGIC = 0x464E4B4A;
-    static final int PROTOCOL = 3;
+    static final int PROTOCOL = 2;
     /** The signed part of the header: everything before the MAC. */
     static final int SIGNED = 40;
     static final int MAC_AT = 40;
@@ -53,7 +51,6 @@ final class Frames {
     static final int HEARTBEAT = 3;
     static final int BYE = 4;
     static final int SHARED = 5;
-    static final int BATCH = 6;
     static final int WELCOME = 11;
     static final int CREDIT = 12;
     static final int RELEASED = 13;

@@ -14,13 +14,6 @@ import java.util.function.BooleanSupplier;
  * <p>One thread idles on an instance; any thread may wake it.
  */
 final class LinkIdle {
-    /**
-     * Spinning after the last work when UcxContext's {@code busy_poll_us} is 0: a message's hop to another process
-     * on the same host and back takes about 10–20 µs, so a link thread still spinning then catches the next message
-     * of a ping-pong or a stream at once, while an idle link parks after 25 µs and costs next to nothing.
-     */
-    static final long DEFAULT_BUSY_NS = 25_000;
-
     private final int maxSpins;
     private final int maxYields;
     private final long minParkNs;
@@ -33,8 +26,6 @@ final class LinkIdle {
     private int yields;
     private long parkNs;
     private volatile Thread parked;
-    /** In the busy or spinning phase: the thread looks for work again within about a microsecond. */
-    private volatile boolean spinning = true;
 
     /**
      * @param pending work that a waker signals: checked after announcing the park, so a wake-up that comes between
@@ -45,11 +36,11 @@ final class LinkIdle {
     }
 
     /**
-     * @param busyNs spin this long after the last work (UcxContext's {@code busy_poll_us}; 0: 25 µs) before
+     * @param busyNs if positive, spin this long after the last work (UcxContext's {@code busy_poll_us}) before
      *               yielding and parking: a core kept busy per waiting thread, for the latency of a spinning poll
      */
     LinkIdle(int maxSpins, int maxYields, long minParkNs, long maxParkNs, long busyNs, BooleanSupplier pending) {
-        this.busyNs = busyNs > 0 ? busyNs : DEFAULT_BUSY_NS;
+        this.busyNs = busyNs;
         this.maxSpins = maxSpins;
         this.maxYields = maxYields;
         this.minParkNs = minParkNs;
@@ -80,16 +71,7 @@ final class LinkIdle {
         if (spins < maxSpins) {
             spins++;
             Thread.onSpinWait();
-            return;
-        }
-        if (spinning) {
-            spinning = false;
-            // work handed over just before the flag fell is taken now, not after a yield or a park
-            if (pending.getAsBoolean()) {
-                return;
-            }
-        }
-        if (yields < maxYields) {
+        } else if (yields < maxYields) {
             yields++;
             Thread.yield();
         } else {
@@ -105,21 +87,10 @@ final class LinkIdle {
     }
 
     void reset() {
-        if (!spinning) {
-            spinning = true;
-        }
         busySince = 0;
         spins = 0;
         yields = 0;
         parkNs = minParkNs;
-    }
-
-    /**
-     * Whether the idling thread is still in its busy or spinning phase (it looks for work again within about a
-     * microsecond) rather than yielding or parked: a thread that hands it work may leave the work to it then.
-     */
-    boolean spinning() {
-        return spinning;
     }
 
     /** Ends the idling thread's park now, if it is parked (cheap when it is not: one volatile read). */

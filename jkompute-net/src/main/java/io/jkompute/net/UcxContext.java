@@ -16,10 +16,9 @@ import io.jkompute.graph.Registrar;
  *
  * <p>jkompute adds {@code busy_poll_us} (0): how long each link thread of this graph (a UcxReceiver's poller, a
  * UcxTransmitter's credit poller and its wait for room) keeps spinning after its last work before it yields and
- * parks. 0 spins 25 µs (about a round trip to another process on the same host, so a ping-pong or a stream finds
- * its link thread spinning) and then yields and parks for up to 100–200 µs, so an idle link costs little CPU but a
- * message that finds its poller parked waits out the park. A larger value keeps up to one core busy per link thread
- * for that long after each message, for lower and steadier latency when messages come further apart.
+ * parks. 0 spins briefly (about a hundred spins and yields) and then parks for up to 100–200 µs, so an idle link
+ * costs little CPU but a message that finds its poller parked waits out the park. A positive value keeps up to one
+ * core busy per link thread for that long after each message, for lower and steadier latency while traffic flows.
  */
 public class UcxContext extends Component {
     /**
@@ -42,7 +41,7 @@ public class UcxContext extends Component {
         cpuDataOnly = r.parameter("cpu_data_only", ParameterTypes.BOOL, "deliver device tensors to the host", false);
         enableAsync = r.parameter("enable_async", ParameterTypes.BOOL, "asynchronous transfers (accepted)", true);
         busyPollUs = r.parameter("busy_poll_us", ParameterTypes.UINT64,
-                "µs a link thread spins after its last work before parking (0: 25 µs; CPU for latency)", 0L);
+                "µs a link thread spins after its last work before parking (0: brief back-off; CPU for latency)", 0L);
     }
 
     @Override

@@ -279,7 +279,6 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             switch (type) {
                 case Frames.DATA -> onData(b, offset, length);
-                case Frames.BATCH -> onBatch(b, offset, length);
                 case Frames.SHARED -> onShared(b, offset, length);
                 case Frames.BYE -> {
                     if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
@@ -452,81 +451,6 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         assemblingArena = null;
         deliver(seq, total, whole, arena);
     }
-
-    /**
-     * Several small messages in one frame ({@link Batch}): the frame's MAC covered all of them; the layout, the
-     * sequence, the sizes and the room in this queue are checked, and every message decoded, before the first is
-     * staged, so a malformed batch is refused whole. The graph is woken once for the batch (after the poll).
-     */
-    private void onBatch(DirectBuffer b, int offset, int length) {
-        long seq = Frames.a(b, offset);
-        if (assembling != null) {
-            throw new WireFormat.FormatException("a batch from message " + seq + " began before message "
-                    + assemblingSeq + " ended");
-        }
-        if (seq != expectedSeq) {
-            throw new WireFormat.FormatException("a batch from message " + seq + " arrived, expected " + expectedSeq
-                    + " (a message was lost or reordered)");
-        }
-        int count = Batch.check(b, offset, length, Math.min(maxMessageBytes, SMALL));
-        // policy 2: the transmitter may have at most capacity messages not yet freed here (its credits say how many
-        // were freed; freed only grows), so this is exact, never a false alarm
-        if (settings.policy() == io.jkompute.graph.QueuePolicy.FAULT && received + count - freed() > capacity()) {
-            throw new WireFormat.FormatException("the transmitter sent a batch of " + count + " beyond the room this "
-                    + "queue gave it (" + capacity() + " places, " + (received - freed()) + " taken)");
-        }
-        Message[] batch = count <= decoded.length ? decoded : new Message[count];
-        int done = 0;
-        long total = 0;
-        // one allocation for the whole batch (GC-managed, as for other small messages), each message at a 64-aligned
-        // offset of it: the memory goes when the last of the batch's messages is gone
-        long room = 0;
-        for (int i = 0, pos = offset + Frames.HEADER; i < count; i++) {
-            int n = b.getInt(pos, Frames.LE);
-            room += align(n);
-            pos += Batch.ENTRY + n;
-        }
-        MemorySegment all = Arena.ofAuto().allocate(room, WireFormat.ALIGN);
-        try {
-            int pos = offset + Frames.HEADER;
-            for (long at = 0; done < count; done++) {
-                int n = b.getInt(pos, Frames.LE);
-                MemorySegment whole = all.asSlice(at, n);
-                b.getBytes(pos + Batch.ENTRY, whole.asByteBuffer(), n);
-                batch[done] = WireFormat.decode(whole, devices, null);
-                total += n;
-                at += align(n);
-                pos += Batch.ENTRY + n;
-            }
-        } catch (RuntimeException | Error e) {
-            for (int i = 0; i < done; i++) {
-                batch[i].release();
-                batch[i] = null;
-            }
-            throw e;
-        }
-        expectedSeq = seq + count;
-        bytes += total;
-        for (int i = 0; i < count; i++) {
-            Message m = batch[i];
-            batch[i] = null;
-            countArrival();
-            if (!offerStaged(m)) {
-                m.release();
-                throw new WireFormat.FormatException("the transmitter sent beyond the room this queue gave it ("
-                        + capacity() + " places)");
-            }
-            received++;
-        }
-        arrived = true;
-    }
-
-    private static long align(long n) {
-        return (n + WireFormat.ALIGN - 1) & -WireFormat.ALIGN;
-    }
-
-    /** The decoded messages of a batch before they are staged (poller thread only). */
-    private final Message[] decoded = new Message[64];
 
     /**
      * A message in a shared slot of a transmitter on this host, decoded where it lies: its host tensors refer to the

@@ -17,7 +17,6 @@ import io.jkompute.graph.QueuedTransmitter;
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
-import java.lang.invoke.VarHandle;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
 import java.util.List;
@@ -28,9 +27,6 @@ import org.agrona.MutableDirectBuffer;
 import org.agrona.concurrent.BackoffIdleStrategy;
 import org.agrona.concurrent.IdleStrategy;
 import org.agrona.concurrent.UnsafeBuffer;
-import org.agrona.concurrent.ControlledMessageHandler;
-import org.agrona.concurrent.ringbuffer.OneToOneRingBuffer;
-import org.agrona.concurrent.ringbuffer.RingBufferDescriptor;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -87,14 +83,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private volatile boolean peerClosed;
     private volatile String peer;
     private volatile String failure;
-    /** Messages out on the link (committed to Aeron). */
     private volatile long sent;
-    /**
-     * Messages numbered so far: taken out of the graph's queue, sent or waiting in {@link #pending}. Room in the
-     * remote queue is counted from this (a message waiting to go out already holds its place there).
-     */
-    private volatile long assigned;
-    private volatile long bytes;
+    private long bytes;
     private long startNs;
     /** Keyed by the shared secret: our HELLO and the receiver's WELCOME. */
     private Hmac base;
@@ -127,23 +117,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private LinkIdle pollIdle;
     /** Aeron back-pressure: only polling finds room in the log, so plain back-off. */
     private final IdleStrategy offerIdle = new BackoffIdleStrategy(100, 10, 1_000, 200_000);
-    /**
-     * Small messages, encoded, on their way from the graph's thread to the link: whoever holds {@link #sendLock}
-     * (the link thread while it spins, else the graph's thread itself) takes out as many as fit one frame and sends
-     * them as one signed BATCH frame ({@link Batch}). Single producer: the entity's thread, one at a time.
-     */
-    private OneToOneRingBuffer pending;
-    /** The BATCH frame being filled (under {@link #sendLock}). */
-    private UnsafeBuffer batch;
-    private int batchUsed;
-    private int batchCount;
-    private long batchBytes;
-    private final ControlledMessageHandler batcher = this::intoBatch;
-    /** BATCH frames sent, and the messages in them. */
-    private volatile long batchFrames;
-    private volatile long batched;
-    /** Set by the graph's thread when it sent a batch itself: the link thread counts it as work (spins again). */
-    private volatile boolean traffic;
     /** Same-host links: the shared slots large messages go through (null: every message over UDP). */
     private SharedSlots slots;
     /** The sending thread's idle while every shared slot is held by the receiver; a RELEASED frame wakes it. */
@@ -201,19 +174,16 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             }
             controlPort = Integer.parseInt(resolved.substring(resolved.lastIndexOf('=') + 1)
                     .replaceAll(".*:", "").replaceAll("[^0-9].*", ""));
-            data = transport.aeron().addPublication(Frames.udp(host, p) + localMtu(host), Frames.DATA_STREAM);
+            data = transport.aeron().addPublication(Frames.udp(host, p), Frames.DATA_STREAM);
         } catch (RuntimeException | InterruptedException e) {
             close0();
             throw NetSettings.bad(this, "receiver_address", "cannot open the link to " + target + ": " + e);
         }
         chunkBytes = Math.min(data.maxMessageLength(), 64 * 1024) - Frames.HEADER;
         claimBytes = data.maxPayloadLength() - Frames.HEADER;
-        batch = new UnsafeBuffer(new byte[Frames.HEADER + claimBytes]);
-        pending = new OneToOneRingBuffer(new UnsafeBuffer(java.nio.ByteBuffer.allocateDirect(PENDING_BYTES
-                + RingBufferDescriptor.TRAILER_LENGTH)));
         long busyNs = UcxContext.busyPollNs(graph());
         roomIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs, this::mayProceed);
-        pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, this::hasPending);
+        pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
         linkId = new SecureRandom().nextLong();
         slots = sharedSlots(host, linkId);
         slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
@@ -247,14 +217,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         return new SharedSlots(folder, id, SharedSlots.MAX);
     }
 
-    /** Bytes of encoded small messages that may wait for the link thread (a power of two). */
-    private static final int PENDING_BYTES = 256 * 1024;
-
-    private boolean hasPending() {
-        OneToOneRingBuffer p = pending;
-        return p != null && p.producerPosition() != p.consumerPosition();
-    }
-
     private void poll() {
         LinkIdle idle = pollIdle;
         UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 1024]);
@@ -266,17 +228,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         try {
             while (running) {
                 int work = control.poll(this::onControl, 64);
-                if (traffic) {
-                    traffic = false;
-                    work++;
-                }
-                if (welcomed && failure == null && hasPending() && sendLock.tryLock()) {
-                    try {
-                        work += drainLocked();
-                    } finally {
-                        sendLock.unlock();
-                    }
-                }
                 long now = System.nanoTime();
                 if (!welcomed) {
                     if (now - lastBeat > 100_000_000L && data.isConnected()) {
@@ -354,7 +305,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 long d = Frames.b(b, offset);
                 long x = Frames.c(b, offset);
                 // (sent is counted once a message is out: its receipt may be reported a moment before)
-                if (d < delivered || d > assigned) {
+                if (d < delivered || d > sent + 1) {
                     lose("protocol violation: the receiver's counts went from " + freed + " freed, " + delivered
                             + " received, " + remoteDropped + " dropped to " + f + ", " + d + ", " + x + " with "
                             + sent + " sent");
@@ -458,7 +409,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         if (failure != null || peerClosed) {
             return true;
         }
-        return welcomed && (remotePolicy != QueuePolicy.FAULT || assigned - freed < remoteCapacity);
+        return welcomed && (remotePolicy != QueuePolicy.FAULT || sent - freed < remoteCapacity);
     }
 
     private GraphExecutionException failed() {
@@ -477,7 +428,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         if (remotePolicy != QueuePolicy.FAULT) {
             return Integer.MAX_VALUE;
         }
-        long inflight = assigned + size() + backSize() - freed;
+        long inflight = sent + size() + backSize() - freed;
         return (int) Math.max(0, remoteCapacity - inflight);
     }
 
@@ -492,96 +443,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 m.release();
             }
         }
-        // a spinning link thread takes the waiting messages off this thread within a microsecond or so (more of
-        // them per frame, the more this thread outpaces it); one that yields or sleeps would add its wake-up to
-        // every message's latency, so then this thread sends them itself, and tells the link thread that traffic
-        // flows, so that it spins again and takes the next ones
-        VarHandle.fullFence(); // the ring's commit before the look at the link thread (it looks the other way round)
-        if (!pollIdle.spinning() && hasPending()) {
-            flush();
-            traffic = true;
-        }
-    }
-
-    /** Sends every message waiting in {@link #pending} now. */
-    private void flush() {
-        sendLock.lock();
-        try {
-            drainLocked();
-        } finally {
-            sendLock.unlock();
-        }
-    }
-
-    /**
-     * Sends the messages waiting in {@link #pending} as BATCH frames, each as many as fit one Aeron frame (under
-     * {@link #sendLock}); returns how many.
-     */
-    private int drainLocked() {
-        int n = 0;
-        while (true) {
-            batchUsed = 0;
-            batchCount = 0;
-            batchBytes = 0;
-            pending.controlledRead(batcher);
-            if (batchCount == 0) {
-                return n;
-            }
-            long first = sent + 1;
-            Frames.header(batch, Frames.BATCH, 0, first, batchCount, 0, ++outCounter);
-            Frames.sign(out, batch, 0, batchUsed);
-            offerIdle.reset();
-            long r;
-            while ((r = data.offer(batch, 0, Frames.HEADER + batchUsed)) <= 0) {
-                backPressured(r);
-            }
-            notConnectedSince = 0;
-            bytes += batchBytes;
-            batchFrames++;
-            batched += batchCount;
-            sent = first + batchCount - 1;
-            n += batchCount;
-        }
-    }
-
-    /** One waiting message into the batch, or ABORT (it stays for the next batch) when the batch is full. */
-    private ControlledMessageHandler.Action intoBatch(int type, org.agrona.MutableDirectBuffer b, int index, int n) {
-        if (!Batch.fits(batchUsed, n, claimBytes)) {
-            return ControlledMessageHandler.Action.ABORT;
-        }
-        batchUsed = Batch.append(batch, batchUsed, b, index, n);
-        batchCount++;
-        batchBytes += n;
-        return ControlledMessageHandler.Action.CONTINUE;
-    }
-
-    /**
-     * A small message into {@link #pending}: encoded straight into the ring (the tensors are read now, during this
-     * sync, as when a message goes out at once). When the ring is full, the batches go out first.
-     */
-    private void enqueue(WireFormat.Encoded e) {
-        int total = (int) e.messageBytes();
-        int index;
-        while ((index = pending.tryClaim(1, total)) < 0) {
-            flush();
-        }
-        org.agrona.concurrent.AtomicBuffer b = pending.buffer();
-        try {
-            b.setMemory(index, total, (byte) 0); // the padding between parts
-            List<WireFormat.Part> parts = e.parts();
-            for (int i = 0, np = parts.size(); i < np; i++) {
-                WireFormat.Part p = parts.get(i);
-                int n = (int) p.bytes().byteSize();
-                if (n > 0) {
-                    payloadView.wrap(p.bytes().asByteBuffer());
-                    b.putBytes(index + (int) p.offset(), payloadView, 0, n);
-                }
-            }
-        } catch (RuntimeException | Error x) {
-            pending.abort(index);
-            throw x;
-        }
-        pending.commit(index);
     }
 
     private GraphExecutionException closedByPeer() {
@@ -605,7 +466,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             idle.reset();
             long waitFrom = System.nanoTime();
             long lastNote = waitFrom;
-            while (assigned - freed >= remoteCapacity) {
+            while (sent - freed >= remoteCapacity) {
                 if (failure != null) {
                     throw failed();
                 }
@@ -621,17 +482,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 }
             }
         }
-        long seq = assigned + 1;
+        long seq = sent + 1;
         try (Arena staging = Arena.ofConfined()) {
             WireFormat.Encoded e = WireFormat.encode(m, staging);
-            if (e.messageBytes() <= claimBytes - Batch.ENTRY) {
-                enqueue(e);
-                assigned = seq;
-                return;
-            }
-            // a message that goes out on its own: the batches before it first, so the order holds
-            assigned = seq;
-            flush();
             if (slots != null && e.messageBytes() >= sharedFrom) {
                 sendShared(seq, e);
                 bytes += e.messageBytes();
@@ -806,28 +659,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         claim.commit();
     }
 
-    /**
-     * The channel's MTU for a receiver on this host: loopback carries 64 KiB datagrams, so frames of 8 KiB
-     * ({@code jkompute.net.localMtu}; 0 keeps Aeron's 1408) take a sixth of the datagrams, and a batch of small
-     * messages carries about 40 of them. Links to other hosts keep Aeron's MTU (1408 fits an Ethernet frame); so do
-     * links with the same-host path switched off ({@code jkompute.net.sharedMemory=false}), which stand for them.
-     */
-    private static String localMtu(String host) {
-        int mtu = Integer.getInteger("jkompute.net.localMtu", 8192);
-        if (mtu <= 0 || !Boolean.parseBoolean(System.getProperty("jkompute.net.sharedMemory", "true"))) {
-            return "";
-        }
-        try {
-            java.net.InetAddress a = java.net.InetAddress.getByName(host);
-            if (!a.isLoopbackAddress() && java.net.NetworkInterface.getByInetAddress(a) == null) {
-                return "";
-            }
-        } catch (java.io.IOException e) {
-            return "";
-        }
-        return "|mtu=" + Math.max(1408, Math.min(mtu, 65504) & ~31); // Aeron: a multiple of 32, at most 65504
-    }
-
     /** The local address the OS would use to reach {@code host} (no packet is sent). */
     static String addressToward(String host) throws java.io.IOException {
         java.net.InetAddress a = java.net.InetAddress.getByName(host);
@@ -844,9 +675,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
         long s = sharedSent;
-        long bf = batchFrames;
-        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]")
-                + (bf == 0 ? "" : " [" + batched + " in " + bf + " batch frames]"),
+        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]"),
                 sent, delivered - d, d, bytes, rejected);
     }
 
@@ -868,12 +697,6 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
      */
     private void awaitConfirmation() {
         if (!running || !welcomed || failure != null) {
-            return;
-        }
-        try {
-            flush(); // what still waits for the link thread
-        } catch (RuntimeException e) {
-            LOG.warn("{}: {}", path(), e.getMessage());
             return;
         }
         long hard = System.nanoTime() + 30_000_000_000L;

@@ -18,7 +18,6 @@ import org.junit.jupiter.api.Timeout;
 /**
  * A third party on loopback with its own Aeron client and without the secret attacks a running link from both
  * sides: forged HELLO, DATA (the next message, and one declaring 2^40 bytes), SHARED (a message in a shared slot),
- * BATCH (three well-formed messages in one frame: refused whole),
  * HEARTBEAT and BYE to the receiver;
  * forged WELCOME, CREDIT and BYE to the transmitter's return path; and frames that are not jkompute frames at all.
  * Every one is dropped and counted at the end it reached, the run's data arrive intact and in order, and both
@@ -58,8 +57,6 @@ class LinkInjectionTest {
                         attacks += offer(toRx, frame(wrong, Frames.HEARTBEAT, 0, 1, 0, 0, seq * 7 + 2, new byte[0]));
                         attacks += offer(toRx, frame(wrong, Frames.SHARED, Frames.FLAG_LAST, seq * 50, 1 << 20, 0,
                                 seq * 7 + 4, "/dev/shm/jkompute-aeron-1/link-0-0".getBytes()));
-                        attacks += offer(toRx, frame(wrong, Frames.BATCH, 0, seq * 50, 3, 0, seq * 7 + 5,
-                                forgedBatch(seq * 50, 3)));
                         attacks += offer(toRx, frame(wrong, Frames.BYE, 0, n, 0, 0, seq * 7 + 3, new byte[0]));
                         attacks += offer(toRx, new UnsafeBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
                         attacks += offer(toTx, frame(wrong, Frames.CREDIT, 0, 1_000_000, 1_000_000, 0, seq * 9,
@@ -104,25 +101,6 @@ class LinkInjectionTest {
         f.putBytes(Frames.HEADER, payload);
         Frames.sign(key, f, 0, payload.length);
         return f;
-    }
-
-    /** A batch payload of {@code count} well-formed messages numbered from {@code first}, as SeqTx sends them. */
-    static byte[] forgedBatch(long first, int count) {
-        java.io.ByteArrayOutputStream out = new java.io.ByteArrayOutputStream();
-        try (java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            for (long k = first; k < first + count; k++) {
-                java.lang.foreign.MemorySegment s = arena.allocate(8, 8);
-                s.set(java.lang.foreign.ValueLayout.JAVA_LONG, 0, k);
-                io.jkompute.graph.Message m = io.jkompute.graph.Message.create().add("seq",
-                        io.jkompute.graph.HostTensor.wrap(s, io.jkompute.DataType.INT64, 1));
-                byte[] b = WireFormat.encode(m, arena).toSegment(arena).toArray(java.lang.foreign.ValueLayout.JAVA_BYTE);
-                UnsafeBuffer len = new UnsafeBuffer(new byte[Batch.ENTRY]);
-                len.putInt(0, b.length, Frames.LE);
-                out.writeBytes(len.byteArray());
-                out.writeBytes(b);
-            }
-        }
-        return out.toByteArray();
     }
 
     static int offer(Publication p, UnsafeBuffer f) {
