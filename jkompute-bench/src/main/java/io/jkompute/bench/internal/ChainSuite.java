@@ -104,6 +104,9 @@ public final class ChainSuite implements Suite {
             cu.fill32(a, 1, n);
             cu.fill32(b, 0, n);
             cu.fill32(o, 0, n);
+            // cuMemsetD32 runs on the legacy stream and returns before it is done; the launches below go to a
+            // non-blocking stream, which does not wait for the legacy one
+            cu.synchronize();
             RawCuda.Launch add = cu.kernel("uadd", (n + 255) / 256, 256, a, b, o, n);
             Runnable launches = () -> {
                 for (int d = 0; d < length; d++) add.launch(stream);
