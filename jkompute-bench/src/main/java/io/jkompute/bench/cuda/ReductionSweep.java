@@ -15,9 +15,9 @@ import java.util.Locale;
  * {@code sum(-1)} of the (65536, 4096) view. Each configuration's results are checked against float64 sums on the
  * host; a wrong one is reported and never chosen. One line per configuration, then {@code BEST sum_all},
  * {@code BEST sum_rows} and {@code BEST both} (the best lower ratio to the reference rates) with the flags that
- * select it. Arguments: {@code split} for the split-row sweep ({@link #splitConfigs()}) instead of the 40 launch
- * configurations, then the reference GB/s for sum all and sum(-1) (default: CuPy on an H200, 4515 and 4585).
- * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [split] [refAll] [refRows]}.
+ * select it. Arguments: {@code split} for the split-row sweep ({@link #splitConfigs()}) or {@code loads} for the load
+ * instructions ({@link #loadConfigs()}) instead of the 40 launch configurations, then the reference GB/s for sum all and sum(-1) (default: CuPy on an H200, 4515 and 4585).
+ * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [split|loads] [refAll] [refRows]}.
  */
 public final class ReductionSweep {
     private ReductionSweep() {
@@ -88,12 +88,21 @@ public final class ReductionSweep {
         return c;
     }
 
+    /** The load sweep: each 16-byte load instruction under the default split, for two block shapes. 12 in all. */
+    static List<Config> loadConfigs() {
+        List<Config> c = new ArrayList<>();
+        for (int[] g : new int[][] {{512, 2}, {256, 4}}) {
+            for (String load : new String[] {"default", "nc", "nc_na", "cs", "l2_256", "nc_l2_256"}) c.add(new Config(g[0], g[1], 8, "auto", 256, load));
+        }
+        return c;
+    }
+
     record Result(Config config, double all, double rows, String error) {
     }
 
     public static void main(String[] args) {
-        boolean split = args.length > 0 && args[0].equals("split");
-        int a0 = split ? 1 : 0;
+        String set = args.length > 0 && (args[0].equals("split") || args[0].equals("loads")) ? args[0] : "";
+        int a0 = set.isEmpty() ? 0 : 1;
         double refAll = args.length > a0 ? Double.parseDouble(args[a0]) : 4515, refRows = args.length > a0 + 1 ? Double.parseDouble(args[a0 + 1]) : 4585;
         String why = Cuda.unavailableReason();
         if (why != null) {
@@ -111,7 +120,11 @@ public final class ReductionSweep {
             refSum += s;
         }
         List<Result> results = new ArrayList<>();
-        List<Config> configs = split ? splitConfigs() : configs();
+        List<Config> configs = switch (set) {
+            case "split" -> splitConfigs();
+            case "loads" -> loadConfigs();
+            default -> configs();
+        };
         System.out.printf(Locale.ROOT, "ReductionSweep: %d configurations, float32, %d MiB, sum all and sum(-1) of (%d, %d); reference GB/s %.0f and %.0f%n",
                 configs.size(), BYTES >> 20, ROWS, COLS, refAll, refRows);
         try (GpuArray x = CudaSuite.filled(N, SALT)) {

@@ -303,6 +303,8 @@ public final class ReductionKernel {
             case NC -> "ld.global.nc.v4.u32";
             case NC_NA -> "ld.global.nc.L1::no_allocate.v4.u32";
             case CS -> "ld.global.cs.v4.u32";
+            case L2_256 -> "ld.global.L2::256B.v4.u32";
+            case NC_L2_256 -> "ld.global.nc.L2::256B.v4.u32";
         };
         if (ins == null) return "";
         return "template <typename V> __device__ __forceinline__ V ldv(const V* p) {\n"

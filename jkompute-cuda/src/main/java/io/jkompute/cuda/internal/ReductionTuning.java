@@ -19,9 +19,10 @@ import java.util.Locale;
  * warp per row (auto: from 2048 rows on) or one block per row</td></tr>
  * <tr><td>{@code jkompute.cuda.reduce.rowThreads}</td><td>256, 32..1024 (multiple of 32)</td><td>threads per block
  * when a whole row gets one block (256 threads x 4 loads x 4 floats = one pass over a 4096-element row)</td></tr>
- * <tr><td>{@code jkompute.cuda.reduce.load}</td><td>default, nc, nc_na, cs</td><td>16-byte load instruction:
- * plain, {@code ld.global.nc} (read-only path, like {@code __ldg}), {@code ld.global.nc.L1::no_allocate}, or
- * {@code ld.global.cs} (evict-first streaming)</td></tr>
+ * <tr><td>{@code jkompute.cuda.reduce.load}</td><td>default, nc, nc_na, cs, l2_256, nc_l2_256</td><td>16-byte load
+ * instruction: plain, {@code ld.global.nc} (read-only path, like {@code __ldg}), {@code ld.global.nc.L1::no_allocate},
+ * {@code ld.global.cs} (evict-first streaming), or a plain or read-only load asking L2 to fetch the whole 256-byte
+ * sector group ({@code .L2::256B})</td></tr>
  * <tr><td>{@code jkompute.cuda.reduce.tile}</td><td>0, or 1024..2^30</td><td>elements per block of a split row
  * (a full reduction of few outputs); 0: the row is cut into one wave of blocks ({@code blocksPerSm} per SM), otherwise
  * into as many blocks of this size as it takes, so that the hardware balances blocks over SMs as they finish</td></tr>
@@ -35,7 +36,7 @@ public record ReductionTuning(int threads, int blocksPerSm, int loads, RowMode r
 
     public enum RowMode { AUTO, WARP, BLOCK }
 
-    public enum Load { DEFAULT, NC, NC_NA, CS }
+    public enum Load { DEFAULT, NC, NC_NA, CS, L2_256, NC_L2_256 }
 
     public enum Finish { KERNEL, LAST }
 
