@@ -686,8 +686,19 @@ public final class Manager implements AutoCloseable {
         // not under the registry's lock: a new object registers while holding the read side of 'submissions', and
         // freeAfterGpu takes the write side
         if (isMemory) {
-            // a pending zero-fill or upload may still name this memory; run it before the memory goes
-            initBatch.flush();
+            // a pending zero-fill or upload may still name this memory; run it before the memory goes. Under the read
+            // side of 'submissions' and only while open: a Manager closing on another thread (the shutdown hook at
+            // Ctrl-C) frees every memory, so a flush after that submitted copies into freed buffers (a JVM crash)
+            java.util.concurrent.locks.Lock l = submissions.readLock();
+            l.lock();
+            try {
+                if (closed) {
+                    return;   // the closing Manager frees it
+                }
+                initBatch.flush();
+            } finally {
+                l.unlock();
+            }
         }
         if (isSequence) {
             // a sequence drained its own submissions and those waiting on its semaphore (Sequence.close)

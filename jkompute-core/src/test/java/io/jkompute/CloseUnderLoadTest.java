@@ -32,7 +32,7 @@ class CloseUnderLoadTest {
             Manager mgr = new Manager();
             AtomicReference<Throwable> unexpected = new AtomicReference<>();
             AtomicLong work = new AtomicLong();
-            CountDownLatch running = new CountDownLatch(3);
+            CountDownLatch running = new CountDownLatch(4);
             Thread[] threads = {
                 // evaluates a recorded dispatch again and again: submissions and waits
                 Thread.ofPlatform().start(() -> guard(unexpected, () -> {
@@ -55,6 +55,15 @@ class CloseUnderLoadTest {
                             t.syncLocal();
                             assertEquals(2f, t.toFloatArray()[1]);
                         }
+                        work.incrementAndGet();
+                    }
+                })),
+                // makes device tensors and closes them with their upload still pending: closing runs the pending
+                // upload first, which must not happen once the Manager has freed its memories
+                Thread.ofPlatform().start(() -> guard(unexpected, () -> {
+                    running.countDown();
+                    while (true) {
+                        mgr.tensor(new float[256]).close();
                         work.incrementAndGet();
                     }
                 })),
