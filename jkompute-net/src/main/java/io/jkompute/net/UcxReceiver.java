@@ -35,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * {@code device} (a VulkanDevice for arriving device tensors; default: the graph's first one, if any) and
  * {@code allocator} (a device BlockMemoryPool for them: without one every arriving device tensor is a new Vulkan
  * buffer, with one the same blocks come round again, so stages that record per buffer, like a kernel codelet's
- * cached dispatch, record once; give it at least capacity + 2 blocks).
+ * cached dispatch, record once; give it at least capacity + 2 blocks). When that pool is CUDA memory and the
+ * transmitter is a process on this host whose device tensors are CUDA memory of the same GPU (both named in the
+ * signed handshake), device tensors come by reference: one device-to-device copy from the transmitter's buffer
+ * (CUDA IPC) into a block of this pool, after which a RELEASED frame lets the transmitter reuse its buffer;
+ * {@code -Djkompute.net.cudaIpc=false} sends their bytes instead.
  *
  * <p>Policy 2 holds the remote sender back (it sends only while this queue has room); policies 0 and 1 drop
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
@@ -157,6 +161,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     @Override
     protected void initialize() {
         createQueue(settings.capacity(this), settings.policy());
+        imports = null;
         int p = NetSettings.port(this, "port", port.get(), false);
         maxMessageBytes = maxMessage.get();
         if (maxMessageBytes < WireFormat.HEADER_FIXED || maxMessageBytes > 1L << 40) {
@@ -175,9 +180,15 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (allocator.isSet()) {
             Allocator pool = allocator.get();
             devices = (type, shape, b) -> {
-                DeviceTensor t = DeviceTensor.allocate(pool, type, shape);
+                // a Vulkan pool makes DeviceTensors; a pool of the graph's other device memory (CUDA) its own tensors
+                io.jkompute.graph.GraphTensor t = io.jkompute.graph.GraphTensor.allocate(pool,
+                        io.jkompute.graph.StorageType.DEVICE, type, shape);
                 try {
-                    t.upload(b);
+                    if (t instanceof DeviceTensor d) {
+                        d.upload(b);
+                    } else {
+                        t.copyFromHost(b);
+                    }
                     return t;
                 } catch (RuntimeException e) {
                     t.close();
@@ -786,7 +797,6 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (imports != null) {
             // the poller has stopped: unmaps the transmitter's buffers (their copies here stay valid)
             imports.close();
-            imports = null;
         }
         if (pool != null) {
             pool.close(); // buffers still held by messages are freed when those are released
@@ -829,6 +839,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             return "the receiving graph ended " + r.reason() + (r.detail() == null ? "" : ": " + r.detail());
         }
         return null;
+    }
+
+    /** The other process's buffers this link opened, null when none came by reference (tests; closed with the link). */
+    io.jkompute.graph.IpcImports imports() {
+        return imports;
     }
 
     /** The Aeron session of the connected transmitter, 0 when none (diagnostics). */
