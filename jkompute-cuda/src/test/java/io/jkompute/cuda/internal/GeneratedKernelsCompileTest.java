@@ -199,38 +199,56 @@ class GeneratedKernelsCompileTest {
         List<String> srcs = tunedSources(); // the plan checks run even without nvcc
         Path nvcc = findNvcc();
         assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
-        String ptx = compile(nvcc, srcs);
+        // the load instructions are inline PTX, which nvcc --ptx passes through unchecked: assemble for sm_90 too
+        String ptx = compile(nvcc, srcs, true);
         assertTrue(ptx.contains("ld.global.nc.L1::no_allocate.v4.u32"), "the no-allocate load is emitted");
         assertTrue(ptx.contains("ld.global.cs.v4.u32"), "the streaming load is emitted");
         assertTrue(ptx.contains(".maxntid 512, 1, 1"), "512-thread blocks are declared");
-        // the load instructions are inline PTX, which nvcc --ptx passes through unchecked: assemble for sm_90 too
-        Path ptxas = nvcc.resolveSibling("ptxas");
-        if (Files.isExecutable(ptxas)) {
-            Path f = Files.createTempFile("jk-gen", ".ptx");
-            Files.writeString(f, ptx);
-            Process pr = new ProcessBuilder(ptxas.toString(), "-arch=sm_90", "-o", f + ".cubin", f.toString()).redirectErrorStream(true).start();
-            String log = new String(pr.getInputStream().readAllBytes());
-            assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "ptxas timed out");
-            assertEquals(0, pr.exitValue(), "ptxas rejected the generated PTX:\n" + log);
-            Files.deleteIfExists(Path.of(f + ".cubin"));
-            Files.deleteIfExists(f);
-        }
     }
 
-    private static String compile(Path nvcc, List<String> srcs) throws Exception {
+    /**
+     * The sources in one translation unit (each in its own namespace), compiled to PTX for sm_90 and, if asked and
+     * ptxas is there, assembled. The PTX of a source set that compiled before is kept under target/ by the hash of
+     * the sources and the compiler's path, so an unchanged generator costs no second compile (as ccache would).
+     */
+    private static String compile(Path nvcc, List<String> srcs, boolean assemble) throws Exception {
         StringBuilder all = new StringBuilder();
         for (int i = 0; i < srcs.size(); i++) {
             all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
         }
+        Path ptxas = nvcc.resolveSibling("ptxas");
+        assemble &= Files.isExecutable(ptxas);
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        md.update((nvcc + " " + Files.getLastModifiedTime(nvcc) + "\n" + assemble + "\n" + all).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Path cached = Path.of("target", "nvcc-checked", java.util.HexFormat.of().formatHex(md.digest()) + ".ptx");
+        if (Files.isRegularFile(cached)) {
+            return Files.readString(cached);
+        }
         Path dir = Files.createTempDirectory("jk-gen");
         Path cu = dir.resolve("generated.cu");
+        Path ptxFile = dir.resolve("g.ptx");
         Files.writeString(cu, all);
-        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
-                .redirectErrorStream(true).start();
+        run("nvcc rejected the generated code", cu.toString(),
+                nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", ptxFile.toString(), cu.toString());
+        if (assemble) {
+            run("ptxas rejected the generated PTX", "", ptxas.toString(), "-arch=sm_90", "-o", dir.resolve("g.cubin").toString(),
+                    ptxFile.toString());
+        }
+        String ptx = Files.readString(ptxFile);
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) Files.delete(f);
+        }
+        Files.delete(dir);
+        Files.createDirectories(cached.getParent());
+        Files.writeString(cached, ptx);
+        return ptx;
+    }
+
+    private static void run(String failure, String context, String... command) throws Exception {
+        Process pr = new ProcessBuilder(command).redirectErrorStream(true).start();
         String log = new String(pr.getInputStream().readAllBytes());
-        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
-        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
-        return Files.readString(dir.resolve("g.ptx"));
+        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), command[0] + " timed out");
+        assertEquals(0, pr.exitValue(), failure + ":\n" + log + "\n" + context);
     }
 
     @Test
@@ -238,19 +256,7 @@ class GeneratedKernelsCompileTest {
         List<String> srcs = sources(); // the plan checks run even without nvcc
         Path nvcc = findNvcc();
         assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
-        StringBuilder all = new StringBuilder();
-        for (int i = 0; i < srcs.size(); i++) {
-            all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
-        }
-        Path dir = Files.createTempDirectory("jk-gen");
-        Path cu = dir.resolve("generated.cu");
-        Files.writeString(cu, all);
-        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
-                .redirectErrorStream(true).start();
-        String log = new String(pr.getInputStream().readAllBytes());
-        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
-        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
-        String ptx = Files.readString(dir.resolve("g.ptx"));
+        String ptx = compile(nvcc, srcs, false);
         assertTrue(ptx.contains("ld.global.nc.v4.f32") || ptx.contains("ld.global.v4.f32"), "the dense float32 kernel uses 16-byte loads");
         assertTrue(ptx.contains("shfl.sync.down"), "reductions use warp shuffles");
     }
