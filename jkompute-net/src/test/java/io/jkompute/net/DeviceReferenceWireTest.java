@@ -84,8 +84,11 @@ class DeviceReferenceWireTest {
     private static MemorySegment oneReference(Arena arena) {
         Message m = Message.create();
         m.add("t", new RefTensor(DataType.FLOAT32, new long[] {4, 256}, HANDLE, 4096));
-        WireFormat.Encoded e = WireFormat.encode(m, arena, t -> t.ipcRegion().orElse(null));
-        return e.toSegment(arena);
+        try {
+            return WireFormat.encode(m, arena, t -> t.ipcRegion().orElse(null)).toSegment(arena);
+        } finally {
+            m.release();
+        }
     }
 
     // offsets in oneReference's message: header 24, component 4 + name 1, tensor 4, shape 16, strides 16
@@ -136,6 +139,8 @@ class DeviceReferenceWireTest {
                     back.get(HostTensor.class, "h").data().toArray(ValueLayout.JAVA_BYTE));
             assertEquals(new Timestamp(7, 8), back.timestamp());
             assertEquals(List.of(Timestamp.NAME, "t", "h"), back.names());
+            back.release();
+            m.release();
         }
     }
 
@@ -147,6 +152,7 @@ class DeviceReferenceWireTest {
             // an export that declines: the encoder reads the bytes back (here: the fixture refuses, proving it tried)
             assertThrows(AssertionError.class, () -> WireFormat.encode(m, arena, t -> null));
             assertThrows(AssertionError.class, () -> WireFormat.encode(m, arena));
+            m.release();
         }
     }
 
@@ -229,6 +235,7 @@ class DeviceReferenceWireTest {
             m.add("t", new RefTensor(DataType.UINT8, new long[] {64}, new byte[WireFormat.MAX_HANDLE + 1], 0));
             assertThrows(IllegalArgumentException.class,
                     () -> WireFormat.encode(m, arena, t -> t.ipcRegion().orElse(null)));
+            m.release();
         }
     }
 }
