@@ -5,6 +5,7 @@
  */
 module io.jkompute.net {
     requires io.jkompute.graph;
+    requires static io.jkompute.cuda; // NetBenchmark's CUDA IPC row only (its anchor, cuMemcpyDtoD)
     requires java.management; // the fragment driver starts worker JVMs with its own JVM options
 
     exports io.jkompute.net.fragment;

@@ -3,6 +3,7 @@ package io.jkompute.cuda;
 import io.jkompute.cuda.internal.CTypes;
 import io.jkompute.cuda.internal.Driver;
 import io.jkompute.cuda.internal.ReductionKernel;
+import io.jkompute.cuda.internal.ReductionTuning;
 import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 
@@ -12,7 +13,8 @@ final class ArrayMath {
 
     static GpuArray reduce(GpuArray a, ReductionKernel.Op op, int[] axes, boolean keepDims, Stream stream) {
         int dev = a.device();
-        ReductionKernel.Plan p = ReductionKernel.plan(op, a.dtype(), a.layout(), axes, keepDims, a.ptr(), GpuArray.multiprocessors(dev));
+        ReductionKernel.Plan p = ReductionKernel.plan(op, a.dtype(), a.layout(), axes, keepDims, a.ptr(), GpuArray.multiprocessors(dev),
+                GpuArray.capability(dev), ReductionTuning.current());
         GpuArray out = GpuArray.pooled(dev, p.out(), p.outShape());
         try {
             if (p.m() == 0) return out;
@@ -34,12 +36,14 @@ final class ArrayMath {
             try (GpuArray part = GpuArray.pooled(dev, p.acc(), new long[] {p.m() * p.splits()});
                  GpuArray idx = p.arg() ? GpuArray.pooled(dev, DType.INT64, new long[] {p.m() * p.splits()}) : null) {
                 if (p.lastBlockFinishes()) {
-                    try (GpuArray ticket = GpuArray.pooled(dev, DType.UINT32, new long[] {p.m()})) {
+                    // one ticket per output, and after them the chunk counter of a dynamic schedule
+                    long tickets = p.m() + (p.dynamic() ? 1 : 0);
+                    try (GpuArray ticket = GpuArray.pooled(dev, DType.UINT32, new long[] {tickets})) {
                         // pool memory is not zeroed: the tickets start at 0 on the stream, right before the kernel
                         long t = ticket.ptr();
                         MemorySegment s = stream == null ? MemorySegment.NULL : stream.bind();
                         ticket.memory().bind();
-                        Cuda.check(Driver.memsetD32(t, 0, p.m(), s), "cuMemsetD32Async");
+                        Cuda.check(Driver.memsetD32(t, 0, tickets, s), "cuMemsetD32Async");
                         launch1(k1, p, a, out, part.ptr(), idx == null ? 0L : idx.ptr(), ticket.ptr(), scale, stream);
                     }
                     return out;
@@ -63,6 +67,8 @@ final class ArrayMath {
             // one warp per row, threads / 32 rows per block
             int warps = threads / 32;
             grid = Dim3.of(1, (int) Math.min((p.m() + warps - 1) / warps, 65535));
+        } else if (p.dynamic()) {
+            grid = Dim3.of(p.persistentBlocks(GpuArray.multiprocessors(a.device())));
         } else if (p.rows()) {
             grid = Dim3.of(p.splits(), (int) Math.min(p.m(), 65535));
         } else {

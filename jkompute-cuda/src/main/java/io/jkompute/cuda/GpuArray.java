@@ -93,6 +93,16 @@ public final class GpuArray implements AutoCloseable, ArrayLike {
         return SMS.computeIfAbsent(device, d -> Cuda.device(d).multiprocessorCount());
     }
 
+    private static final ConcurrentHashMap<Integer, Integer> CAPABILITY = new ConcurrentHashMap<>();
+
+    /** The device's compute capability as major x 10 + minor (90 for Hopper), read once. */
+    static int capability(int device) {
+        return CAPABILITY.computeIfAbsent(device, d -> {
+            CudaDevice c = Cuda.device(d);
+            return c.computeCapabilityMajor() * 10 + c.computeCapabilityMinor();
+        });
+    }
+
     /** An array that owns {@code memory} (imported or mapped memory), C-contiguous from its start. */
     static GpuArray over(DeviceMemory memory, DType dtype, long... shape) {
         ArrayLayout l = ArrayLayout.contiguous(shape);

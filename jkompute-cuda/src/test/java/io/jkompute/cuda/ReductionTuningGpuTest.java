@@ -12,29 +12,44 @@ import org.junit.jupiter.api.Test;
  * Reductions under non-default kernel knobs (the internal {@code jkompute.cuda.reduce.*} properties) give the same
  * results as the host: split full sums with a tail (one wave of blocks, or fixed-size blocks whose partials a second
  * kernel or the last block combines), 16-byte-aligned rows one block or one warp each, unaligned rows, argmax's first
- * occurrence, through every load instruction.
+ * occurrence, through every load instruction, Hopper's bulk copies into shared memory and persistent blocks taking
+ * chunks from a counter.
  */
 @Tag("gpu")
 class ReductionTuningGpuTest {
     private static final String P = "jkompute.cuda.reduce.";
-    private static final String[] NAMES = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish"};
+    private static final String[] NAMES = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish",
+        "copy", "stage", "stages", "schedule"};
     private static final String[][] TUNINGS = {
-        {"512", "2", "8", "block", "128", "nc_na", "0", "kernel"},
-        {"256", "8", "1", "warp", "256", "cs", "0", "last"},
-        {"256", "4", "3", "auto", "512", "nc", "65536", "kernel"},
-        {"128", "16", "16", "block", "1024", "default", "0", "kernel"},
-        {"512", "2", "8", "auto", "256", "default", "65536", "last"},
-        {"256", "4", "4", "auto", "256", "default", "1024", "last"},
+        {"512", "2", "8", "block", "128", "nc_na", "0", "kernel", "loads", "16384", "2", "static"},
+        {"256", "8", "1", "warp", "256", "cs", "0", "last", "loads", "16384", "2", "static"},
+        {"256", "4", "3", "auto", "512", "nc", "65536", "kernel", "loads", "16384", "2", "static"},
+        {"128", "16", "16", "block", "1024", "default", "0", "kernel", "loads", "16384", "2", "static"},
+        {"512", "2", "8", "auto", "256", "default", "65536", "last", "loads", "16384", "2", "static"},
+        {"256", "4", "4", "auto", "256", "default", "1024", "last", "loads", "16384", "2", "static"},
+        // bulk copies (on sm_90 and up; the loads elsewhere), dynamic chunks, both; 1024-element chunks end in a partial stage
+        {"512", "2", "8", "auto", "256", "default", "0", "last", "bulk", "16384", "2", "static"},
+        {"256", "4", "8", "auto", "256", "default", "0", "kernel", "bulk", "11264", "4", "static"},
+        {"512", "2", "8", "auto", "256", "default", "16384", "last", "loads", "16384", "2", "dynamic"},
+        {"128", "8", "4", "auto", "256", "default", "1024", "last", "bulk", "8192", "3", "dynamic"},
     };
+
+    /** The knobs as the JVM was started with them (-D flags), put back after each test for the tests that follow. */
+    private final java.util.Map<String, String> before = new java.util.HashMap<>();
 
     @BeforeEach
     void needs() {
+        for (String k : NAMES) before.put(k, System.getProperty(P + k));
         GpuTestSupport.requireNvrtc();
     }
 
     @AfterEach
-    void clear() {
-        for (String k : NAMES) System.clearProperty(P + k);
+    void restore() {
+        for (String k : NAMES) {
+            String v = before.get(k);
+            if (v == null) System.clearProperty(P + k);
+            else System.setProperty(P + k, v);
+        }
     }
 
     @Test

@@ -75,6 +75,7 @@ public final class ExecutionContext {
         }
         if (!e.started) {
             EntityExecutor.start(e, now);
+            notifyEvent(e); // as after a tick: an event-driven scheduler evaluates only entities named by an event
             return SchedulingCondition.READY_NOW;
         }
         SchedulingCondition c = EntityExecutor.check(e, now);

@@ -103,6 +103,15 @@ public interface GraphTensor extends AutoCloseable {
         return s;
     }
 
+    /**
+     * This tensor as another process on the same device can read it without host memory: its buffer's handle and
+     * the offset of its bytes there, after the work queued on it so far has finished. Empty (the default) for host
+     * tensors and for memory that cannot be shared between processes (e.g. Vulkan memory).
+     */
+    default java.util.Optional<IpcRegion> ipcRegion() {
+        return java.util.Optional.empty();
+    }
+
     /** Releases the memory (back to its pool, when it came from one). */
     @Override
     void close();

@@ -14,7 +14,8 @@ import org.agrona.MutableDirectBuffer;
  * <pre>
  * transmitter → receiver (data stream 1001)
  *   HELLO      a = link id (random), b = the transmitter's control port; payload = its path (UTF-8);
- *              counter 0, keyed by the shared secret itself ({@link NetSecret})
+ *              counter 0, keyed by the shared secret itself ({@link NetSecret}); flag DEVICE_REFS: the payload
+ *              starts with the 16-byte identity of the transmitter's GPU (it can send device tensors by reference)
  *   DATA       a = message sequence (1, 2, …), b = message bytes, c = offset of this chunk; flag LAST on the
  *              message's final chunk; payload = the chunk
  *   SHARED     a = message sequence, b = message bytes, c = slot | slots &lt;&lt; 32 (the link's number of slots);
@@ -25,10 +26,14 @@ import org.agrona.MutableDirectBuffer;
  *   BYE        a = messages sent (the transmitter closes; flag FAILED: its run failed, payload = why)
  * receiver → transmitter (control stream 1002)
  *   WELCOME    a = capacity, b = policy (0, 1, 2), c = places freed; payload = u64 link id, u64 receiver nonce,
- *              the receiver's path; counter 0, keyed by the shared secret
+ *              the receiver's path; counter 0, keyed by the shared secret; flag DEVICE_REFS: the 16-byte
+ *              identity of the receiver's GPU follows the nonce, and it takes device tensors by reference (its GPU
+ *              is the one the HELLO named, and it copies them into its own device pool)
  *   CREDIT     a = places freed (messages taken out of the queue or dropped by its policy), b = messages received,
  *              c = messages dropped (sent every 200 ms as a heartbeat, and whenever a place frees)
- *   RELEASED   a = slot, b = the message that was in it: the receiver no longer reads that shared slot
+ *   RELEASED   a = slot, b = the message that was in it: the receiver no longer reads that shared slot;
+ *              flag DEVICE_REFS: b = a message with device tensors by reference, which the receiver has copied:
+ *              the transmitter may reuse their buffers
  *   BYE        as CREDIT (the receiver closes; flag FAILED: its run failed, payload = why)
  * </pre>
  *
@@ -58,6 +63,10 @@ final class Frames {
     static final int FLAG_LAST = 1;
     /** On BYE: the side's run failed; the payload says why. */
     static final int FLAG_FAILED = 2;
+    /** On HELLO and WELCOME: device tensors may go by reference (a GPU identity in the payload); on RELEASED: see above. */
+    static final int FLAG_DEVICE_REFS = 4;
+    /** The size of a GPU identity in HELLO and WELCOME (a CUDA device UUID). */
+    static final int DEVICE_ID = 16;
 
     static final ByteOrder LE = ByteOrder.LITTLE_ENDIAN;
 

@@ -35,7 +35,11 @@ import org.slf4j.LoggerFactory;
  * {@code device} (a VulkanDevice for arriving device tensors; default: the graph's first one, if any) and
  * {@code allocator} (a device BlockMemoryPool for them: without one every arriving device tensor is a new Vulkan
  * buffer, with one the same blocks come round again, so stages that record per buffer, like a kernel codelet's
- * cached dispatch, record once; give it at least capacity + 2 blocks).
+ * cached dispatch, record once; give it at least capacity + 2 blocks). When that pool is CUDA memory and the
+ * transmitter is a process on this host whose device tensors are CUDA memory of the same GPU (both named in the
+ * signed handshake), device tensors come by reference: one device-to-device copy from the transmitter's buffer
+ * (CUDA IPC) into a block of this pool, after which a RELEASED frame lets the transmitter reuse its buffer;
+ * {@code -Djkompute.net.cudaIpc=false} sends their bytes instead.
  *
  * <p>Policy 2 holds the remote sender back (it sends only while this queue has room); policies 0 and 1 drop
  * here as a full queue in one process would, counted in {@link #linkStatistics()}. A transmitter silent for
@@ -118,6 +122,18 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     /** Slots to hand back to the transmitter ({slot, message}); any thread adds, the poller sends. */
     private final java.util.concurrent.ConcurrentLinkedQueue<long[]> releases = new java.util.concurrent.ConcurrentLinkedQueue<>();
     private long lastCreditNs;
+    /**
+     * This graph's GPU when this link takes device tensors by reference (decided at the HELLO: the transmitter named
+     * the same GPU and {@code allocator} is a pool of memory that can be shared), else null (poller thread only).
+     */
+    private byte[] referenceDevice;
+    /** The other process's buffers opened so far, kept open for the link (poller thread only; closed at the end). */
+    private io.jkompute.graph.IpcImports imports;
+    /** Device tensors copied by reference in the message being decoded (poller thread only). */
+    private int referencesInMessage;
+    /** Device tensors that came by reference. */
+    private volatile long referencesReceived;
+
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
 
@@ -145,6 +161,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     @Override
     protected void initialize() {
         createQueue(settings.capacity(this), settings.policy());
+        imports = null;
         int p = NetSettings.port(this, "port", port.get(), false);
         maxMessageBytes = maxMessage.get();
         if (maxMessageBytes < WireFormat.HEADER_FIXED || maxMessageBytes > 1L << 40) {
@@ -163,9 +180,15 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (allocator.isSet()) {
             Allocator pool = allocator.get();
             devices = (type, shape, b) -> {
-                DeviceTensor t = DeviceTensor.allocate(pool, type, shape);
+                // a Vulkan pool makes DeviceTensors; a pool of the graph's other device memory (CUDA) its own tensors
+                io.jkompute.graph.GraphTensor t = io.jkompute.graph.GraphTensor.allocate(pool,
+                        io.jkompute.graph.StorageType.DEVICE, type, shape);
                 try {
-                    t.upload(b);
+                    if (t instanceof DeviceTensor d) {
+                        d.upload(b);
+                    } else {
+                        t.copyFromHost(b);
+                    }
                     return t;
                 } catch (RuntimeException e) {
                     t.close();
@@ -348,7 +371,24 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         if (host.startsWith("[")) {
             host = host.substring(1, host.length() - 1);
         }
-        String who = text(b, offset + Frames.HEADER, length - Frames.HEADER);
+        boolean refs = (Frames.flags(b, offset) & Frames.FLAG_DEVICE_REFS) != 0;
+        int d = refs ? Frames.DEVICE_ID : 0;
+        if (length - Frames.HEADER < d) {
+            reject(header, "a malformed HELLO");
+            return;
+        }
+        String who = text(b, offset + Frames.HEADER + d, length - Frames.HEADER - d);
+        byte[] mine = null;
+        if (refs) {
+            // the transmitter's GPU, from the signed HELLO: device tensors come by reference only from the same GPU
+            byte[] theirs = new byte[Frames.DEVICE_ID];
+            b.getBytes(offset + Frames.HEADER, theirs);
+            mine = takesReferences();
+            if (mine != null && !java.util.Arrays.equals(mine, theirs)) {
+                mine = null;
+            }
+        }
+        referenceDevice = mine;
         long nonce = RANDOM.nextLong();
         byte[] secret = NetSecret.get().keyNoCopy();
         in = new Hmac(Hmac.derive(secret, "jkompute-link tx->rx", id, nonce));
@@ -362,16 +402,22 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         lastHeardNs = System.nanoTime();
         Publication p = transport.aeron().addPublication(Frames.udp(host, controlPort), Frames.CONTROL_STREAM);
         // the WELCOME: capacity, policy, the link id it answers and this side's nonce; resent as CREDIT heartbeats
-        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 16 + 1024]);
+        // (and this side's GPU, when it takes the transmitter's device tensors by reference)
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 16 + Frames.DEVICE_ID + 1024]);
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);
-        Frames.header(f, Frames.WELCOME, 0, capacity(), settings.policy().ordinal(), freed(), 0);
+        int fixed = 16 + (mine == null ? 0 : Frames.DEVICE_ID);
+        Frames.header(f, Frames.WELCOME, mine == null ? 0 : Frames.FLAG_DEVICE_REFS, capacity(),
+                settings.policy().ordinal(), freed(), 0);
         f.putLong(Frames.HEADER, id, Frames.LE);
         f.putLong(Frames.HEADER + 8, nonce, Frames.LE);
-        f.putBytes(Frames.HEADER + 16, me, 0, n);
-        Frames.sign(base, f, 0, 16 + n);
+        if (mine != null) {
+            f.putBytes(Frames.HEADER + 16, mine);
+        }
+        f.putBytes(Frames.HEADER + fixed, me, 0, n);
+        Frames.sign(base, f, 0, fixed + n);
         long deadline = System.nanoTime() + 30_000_000_000L;
-        while (p.offer(f, 0, Frames.HEADER + 16 + n) < 0) {
+        while (p.offer(f, 0, Frames.HEADER + fixed + n) < 0) {
             if (!running || System.nanoTime() > deadline) {
                 p.close();
                 lose("cannot answer " + peer + " on its control port " + controlPort);
@@ -389,6 +435,60 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         unregisterGoodbye = AeronTransport.onSignal(Frames.goodbye(p, outKey, "the receiving process was stopped by "
                 + "a signal (SIGINT/SIGTERM)", 0, 0));
         LOG.debug("{}: linked to {}", path(), peer);
+    }
+
+    /**
+     * This graph's GPU identity when it can take device tensors by reference: {@code jkompute.net.cudaIpc} is not
+     * false, the graph's device memory can be shared between processes, and {@code allocator} hands out such memory
+     * (checked with one block taken and given back); else null.
+     */
+    private byte[] takesReferences() {
+        if (!allocator.isSet() || allocator.get().storageType() != io.jkompute.graph.StorageType.DEVICE) {
+            return null;
+        }
+        byte[] id = UcxTransmitter.referenceDevice(graph());
+        if (id == null) {
+            return null;
+        }
+        try (io.jkompute.graph.MemoryBlock probe = allocator.get().allocate(1, io.jkompute.graph.StorageType.DEVICE)) {
+            return probe.deviceObject() instanceof io.jkompute.graph.DeviceBuffer ? id : null;
+        } catch (RuntimeException e) {
+            LOG.debug("{}: device tensors come by their bytes: {}", path(), e.toString());
+            return null;
+        }
+    }
+
+    /**
+     * A device tensor sent by reference: a block of this side's pool, filled with one device-to-device copy from the
+     * transmitter's buffer (opened once per buffer and kept open), finished before this returns. Sizes were checked
+     * by the decoder; a handle that does not open or a range outside its buffer is the transmitter's protocol
+     * violation (an IllegalArgumentException, which the decoder reports as a malformed message).
+     */
+    private io.jkompute.graph.GraphTensor openReference(io.jkompute.DataType type, long[] shape, byte[] handle,
+                                                        long offset, long bytes) {
+        if (referenceDevice == null) {
+            throw new WireFormat.FormatException("a device tensor by reference on a link that did not agree to them");
+        }
+        if (bytes > maxMessageBytes) {
+            throw new WireFormat.FormatException("a device tensor of " + bytes + " bytes; this receiver takes up to "
+                    + maxMessageBytes + " (max_message_bytes)");
+        }
+        io.jkompute.graph.MemoryBlock block = allocator.get().allocate(bytes, io.jkompute.graph.StorageType.DEVICE);
+        try {
+            if (!(block.deviceObject() instanceof io.jkompute.graph.DeviceBuffer target)) {
+                throw new IllegalStateException("allocator " + allocator.get().path() + " gave no shareable device memory");
+            }
+            if (imports == null) {
+                imports = graph().registry().deviceMemory(graph()).openIpcImports(graph());
+            }
+            imports.copy(handle, offset, bytes, target);
+            io.jkompute.graph.GraphTensor t = target.tensor(type, shape, block);
+            referencesInMessage++;
+            return t;
+        } catch (RuntimeException e) {
+            block.close();
+            throw e;
+        }
     }
 
     private void onData(DirectBuffer b, int offset, int length) {
@@ -566,7 +666,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private void sendReleases(Publication c, UnsafeBuffer frame) {
         long[] r;
         while ((r = releases.peek()) != null) {
-            Frames.header(frame, Frames.RELEASED, 0, r[0], r[1], 0, outCounter + 1);
+            Frames.header(frame, Frames.RELEASED, r.length > 2 ? (int) r[2] : 0, r[0], r[1], 0, outCounter + 1);
             Frames.sign(out, frame, 0, 0);
             if (c.offer(frame, 0, Frames.HEADER) < 0) {
                 return; // back-pressured: the next poll tries again
@@ -597,7 +697,13 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
 
     private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
         expectedSeq = seq + 1;
-        Message m = WireFormat.decode(whole, devices, arena);
+        referencesInMessage = 0;
+        Message m = WireFormat.decode(whole, devices, arena, referenceDevice == null ? null : this::openReference);
+        if (referencesInMessage > 0) {
+            // copied: the transmitter may give its buffers back to its pool
+            releases.add(new long[] {0, seq, Frames.FLAG_DEVICE_REFS});
+            referencesReceived += referencesInMessage;
+        }
         bytes += total;
         countArrival();
         if (!offerStaged(m)) {
@@ -628,8 +734,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         long dropped = droppedCount();
         long s = sharedReceived;
         long copied = sharedCopied;
+        long r = referencesReceived;
         return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory"
-                + (copied == 0 ? "" : ", " + copied + " of them copied out") + "]"),
+                + (copied == 0 ? "" : ", " + copied + " of them copied out") + "]")
+                + (r == 0 ? "" : " [" + r + " device tensors by reference]"),
                 received, received - dropped, dropped, bytes, rejected);
     }
 
@@ -686,6 +794,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             shared.close();
             shared = null;
         }
+        if (imports != null) {
+            // the poller has stopped: unmaps the transmitter's buffers (their copies here stay valid)
+            imports.close();
+        }
         if (pool != null) {
             pool.close(); // buffers still held by messages are freed when those are released
         }
@@ -727,6 +839,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             return "the receiving graph ended " + r.reason() + (r.detail() == null ? "" : ": " + r.detail());
         }
         return null;
+    }
+
+    /** The other process's buffers this link opened, null when none came by reference (tests; closed with the link). */
+    io.jkompute.graph.IpcImports imports() {
+        return imports;
     }
 
     /** The Aeron session of the connected transmitter, 0 when none (diagnostics). */

@@ -127,6 +127,22 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private long sharedFrom;
     /** Messages sent through the shared slots. */
     private volatile long sharedSent;
+    /**
+     * The identity of this graph's GPU when this side can send device tensors by reference (a receiver on this host,
+     * memory that can be shared between processes, {@code jkompute.net.cudaIpc} not false), else null.
+     */
+    private byte[] ownDevice;
+    /** Set when the receiver's WELCOME named the same GPU and offered to take device tensors by reference. */
+    private volatile byte[] peerDevice;
+    /**
+     * Messages whose device tensors went by reference, held (retained) until the receiver's RELEASED says it copied
+     * them: their buffers must not go back to a pool, and be written again, while the receiver may still read them.
+     */
+    private final java.util.concurrent.ConcurrentHashMap<Long, Message> heldByReference = new java.util.concurrent.ConcurrentHashMap<>();
+    /** Device tensors in the message being encoded that went by reference (sending thread only). */
+    private int referencesInMessage;
+    /** Device tensors sent by reference. */
+    private volatile long referencesSent;
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -189,6 +205,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
                 () -> failure != null || peerClosed || slots == null || slots.anyFree(sharedLimit));
         sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
+        ownDevice = slots == null ? null : referenceDevice(graph());
         startNs = System.nanoTime();
         running = true;
         poller = new Thread(this::poll, "jkompute-net-tx " + path());
@@ -217,9 +234,28 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         return new SharedSlots(folder, id, SharedSlots.MAX);
     }
 
+    /**
+     * The identity of the GPU that holds {@code graph}'s device memory when that memory can be passed to another
+     * process by reference (CUDA IPC), or null: {@code -Djkompute.net.cudaIpc=false}, no such memory, or the
+     * provider cannot run here.
+     */
+    static byte[] referenceDevice(io.jkompute.graph.Graph graph) {
+        if (!Boolean.parseBoolean(System.getProperty("jkompute.net.cudaIpc", "true"))) {
+            return null;
+        }
+        try {
+            io.jkompute.graph.DeviceMemoryProvider p = graph.registry().deviceMemory(graph);
+            byte[] id = p == null ? null : p.ipcDevice(graph).orElse(null);
+            return id != null && id.length == Frames.DEVICE_ID ? id : null;
+        } catch (RuntimeException | LinkageError e) {
+            LOG.debug("no device references: {}", e.toString());
+            return null;
+        }
+    }
+
     private void poll() {
         LinkIdle idle = pollIdle;
-        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + 1024]);
+        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER + Frames.DEVICE_ID + 1024]);
         byte[] me = path().getBytes(StandardCharsets.UTF_8);
         int n = Math.min(me.length, 1024);
         long lastBeat = 0;
@@ -231,10 +267,17 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 long now = System.nanoTime();
                 if (!welcomed) {
                     if (now - lastBeat > 100_000_000L && data.isConnected()) {
-                        Frames.header(f, Frames.HELLO, 0, linkId, controlPort, 0, 0);
-                        f.putBytes(Frames.HEADER, me, 0, n);
-                        Frames.sign(base, f, 0, n);
-                        if (data.offer(f, 0, Frames.HEADER + n) > 0) {
+                        // the HELLO names this side's GPU when it can send device tensors by reference
+                        byte[] dev = ownDevice;
+                        int d = dev == null ? 0 : Frames.DEVICE_ID;
+                        Frames.header(f, Frames.HELLO, dev == null ? 0 : Frames.FLAG_DEVICE_REFS, linkId, controlPort,
+                                0, 0);
+                        if (dev != null) {
+                            f.putBytes(Frames.HEADER, dev);
+                        }
+                        f.putBytes(Frames.HEADER + d, me, 0, n);
+                        Frames.sign(base, f, 0, d + n);
+                        if (data.offer(f, 0, Frames.HEADER + d + n) > 0) {
                             lastBeat = now;
                         }
                     }
@@ -327,6 +370,16 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 }
             }
             case Frames.RELEASED -> {
+                if ((Frames.flags(b, offset) & Frames.FLAG_DEVICE_REFS) != 0) {
+                    Message held = heldByReference.remove(Frames.b(b, offset));
+                    if (held == null) {
+                        lose("protocol violation: the receiver released the device tensors of message "
+                                + Frames.b(b, offset) + ", which holds none in flight");
+                        return;
+                    }
+                    held.release(); // the buffers go back to their pools
+                    return;
+                }
                 SharedSlots sl = slots;
                 if (sl == null || !sl.release(Frames.a(b, offset), Frames.b(b, offset))) {
                     lose("protocol violation: the receiver released shared slot " + Frames.a(b, offset)
@@ -347,7 +400,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     private void onWelcome(DirectBuffer b, int offset, int length, Header header) {
-        if (length < Frames.HEADER + 16 || !Frames.verify(base, b, offset, length) || Frames.counter(b, offset) != 0
+        boolean refs = (Frames.flags(b, offset) & Frames.FLAG_DEVICE_REFS) != 0;
+        int fixed = 16 + (refs ? Frames.DEVICE_ID : 0);
+        if (length < Frames.HEADER + fixed || !Frames.verify(base, b, offset, length) || Frames.counter(b, offset) != 0
                 || b.getLong(offset + Frames.HEADER, Frames.LE) != linkId) {
             reject(header, "a WELCOME not signed with this host's secret for this link");
             return;
@@ -376,11 +431,20 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         freed = initiallyFreed;
         remoteCapacity = (int) capacity;
         remotePolicy = QueuePolicy.values()[(int) policy];
-        String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER + 16,
-                Math.min(length - Frames.HEADER - 16, 1024));
+        String who = b.getStringWithoutLengthUtf8(offset + Frames.HEADER + fixed,
+                Math.min(length - Frames.HEADER - fixed, 1024));
         peer = "UcxReceiver '" + who + "' at " + target;
+        if (refs && ownDevice != null) {
+            // the receiver named its GPU inside the signed WELCOME: device tensors go by reference only to the same one
+            byte[] theirs = new byte[Frames.DEVICE_ID];
+            b.getBytes(offset + Frames.HEADER + 16, theirs);
+            if (java.util.Arrays.equals(theirs, ownDevice)) {
+                peerDevice = theirs;
+            }
+        }
         welcomed = true;
-        LOG.debug("{}: linked to {} (capacity {}, policy {})", path(), peer, remoteCapacity, remotePolicy);
+        LOG.debug("{}: linked to {} (capacity {}, policy {}{})", path(), peer, remoteCapacity, remotePolicy,
+                peerDevice == null ? "" : ", device tensors by reference");
         roomIdle.wake();
         graph().notify(entity());
     }
@@ -484,49 +548,87 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         }
         long seq = sent + 1;
         try (Arena staging = Arena.ofConfined()) {
-            WireFormat.Encoded e = WireFormat.encode(m, staging);
-            if (slots != null && e.messageBytes() >= sharedFrom) {
-                sendShared(seq, e);
-                bytes += e.messageBytes();
-                sent = seq;
-                return;
+            referencesInMessage = 0;
+            WireFormat.Encoded e = WireFormat.encode(m, staging, peerDevice == null ? null : this::exportRegion);
+            if (referencesInMessage > 0) {
+                // held before the frame goes out, so the receiver's RELEASED always finds it
+                heldByReference.put(seq, m.retain());
+                referencesSent += referencesInMessage;
             }
-            if (e.messageBytes() <= claimBytes) {
+            try {
+                sendEncoded(seq, e);
+            } catch (RuntimeException | Error x) {
+                Message held = heldByReference.remove(seq);
+                if (held != null) {
+                    held.release();
+                }
+                throw x;
+            }
+        }
+    }
+
+    /**
+     * Where the receiver reads {@code t} on the GPU, or null to send its bytes: memory of another GPU, or memory that
+     * cannot be shared (the bytes then go as before).
+     */
+    private io.jkompute.graph.IpcRegion exportRegion(io.jkompute.graph.GraphTensor t) {
+        byte[] dev = peerDevice;
+        io.jkompute.graph.IpcRegion r;
+        try {
+            r = t.ipcRegion().orElse(null);
+        } catch (RuntimeException e) {
+            LOG.debug("{}: a device tensor goes by its bytes: {}", path(), e.toString());
+            return null;
+        }
+        if (r == null || dev == null || !java.util.Arrays.equals(r.device(), dev)) {
+            return null;
+        }
+        referencesInMessage++;
+        return r;
+    }
+
+    private void sendEncoded(long seq, WireFormat.Encoded e) {
+        if (slots != null && e.messageBytes() >= sharedFrom) {
+            sendShared(seq, e);
+            bytes += e.messageBytes();
+            sent = seq;
+            return;
+        }
+        if (e.messageBytes() <= claimBytes) {
+            sendLock.lock();
+            try {
+                sendClaimed(seq, e);
+            } finally {
+                sendLock.unlock();
+            }
+            bytes += e.messageBytes();
+            sent = seq;
+            return;
+        }
+        int nparts = e.parts().size();
+        for (int i = 0; i < nparts; i++) {
+            WireFormat.Part part = e.parts().get(i);
+            MemorySegment seg = part.bytes();
+            long len = seg.byteSize();
+            long pos = 0;
+            do {
+                int n = (int) Math.min(chunkBytes, len - pos);
+                boolean last = i == nparts - 1 && pos + n == len;
+                MemorySegment chunk = seg.asSlice(pos, n);
+                payloadView.wrap(chunk.asByteBuffer());
                 sendLock.lock();
                 try {
-                    sendClaimed(seq, e);
+                    Frames.header(frame, Frames.DATA, last ? Frames.FLAG_LAST : 0, seq, e.messageBytes(),
+                            part.offset() + pos, ++outCounter);
+                    Frames.sign(out, frame, payloadView, n);
+                    offer(n);
                 } finally {
                     sendLock.unlock();
                 }
-                bytes += e.messageBytes();
-                sent = seq;
-                return;
-            }
-            int nparts = e.parts().size();
-            for (int i = 0; i < nparts; i++) {
-                WireFormat.Part part = e.parts().get(i);
-                MemorySegment seg = part.bytes();
-                long len = seg.byteSize();
-                long pos = 0;
-                do {
-                    int n = (int) Math.min(chunkBytes, len - pos);
-                    boolean last = i == nparts - 1 && pos + n == len;
-                    MemorySegment chunk = seg.asSlice(pos, n);
-                    payloadView.wrap(chunk.asByteBuffer());
-                    sendLock.lock();
-                    try {
-                        Frames.header(frame, Frames.DATA, last ? Frames.FLAG_LAST : 0, seq, e.messageBytes(),
-                                part.offset() + pos, ++outCounter);
-                        Frames.sign(out, frame, payloadView, n);
-                        offer(n);
-                    } finally {
-                        sendLock.unlock();
-                    }
-                    pos += n;
-                } while (pos < len);
-            }
-            bytes += e.messageBytes();
+                pos += n;
+            } while (pos < len);
         }
+        bytes += e.messageBytes();
         sent = seq;
     }
 
@@ -675,7 +777,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     public LinkStatistics linkStatistics() {
         long d = remoteDropped;
         long s = sharedSent;
-        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]"),
+        long r = referencesSent;
+        return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]")
+                + (r == 0 ? "" : " [" + r + " device tensors by reference]"),
                 sent, delivered - d, d, bytes, rejected);
     }
 
@@ -761,6 +865,12 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     private void close0() {
+        // every message sent was confirmed (or the link is gone): the receiver copied the tensors it will copy
+        for (var it = heldByReference.values().iterator(); it.hasNext(); ) {
+            Message held = it.next();
+            it.remove();
+            held.release();
+        }
         if (slots != null) {
             slots.close();
             slots = null;

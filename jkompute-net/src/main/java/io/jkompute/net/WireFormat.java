@@ -4,6 +4,7 @@ import io.jkompute.DataType;
 import io.jkompute.graph.DeviceTensor;
 import io.jkompute.graph.GraphTensor;
 import io.jkompute.graph.HostTensor;
+import io.jkompute.graph.IpcRegion;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Timestamp;
 import java.lang.foreign.Arena;
@@ -27,6 +28,9 @@ import java.util.List;
  *   kind 2 host tensor  body := tensor
  *   kind 3 device tensor body := tensor      (staged once through host memory by the sender)
  *   kind 4 string       body := u32 bytes  UTF-8
+ *   kind 5 device tensor by reference  body := tensor  u16 handleBytes  u16 reserved(0)  handle
+ *                       (same host and GPU only: payloadOffset is the offset of the bytes in the sender's device
+ *                       buffer that {@code handle} names, e.g. a CUDA IPC handle; no payload in the message)
  * tensor    := u8 dtype  u8 storage(0 host, 1 system, 2 device)  u8 rank  u8 reserved(0)
  *              i64 shape[rank]  i64 strides[rank] (bytes)  u64 payloadOffset (from message start, 64-aligned)
  *              (0 when payloadBytes is 0)  u64 payloadBytes (the strided extent: Σ (shape[i]−1)·strides[i] + element size; 0 when empty)
@@ -35,8 +39,9 @@ import java.util.List;
  * </pre>
  *
  * Host tensors travel with their strides and arrive as {@link HostTensor}s with the same shape, dtype and strides;
- * device tensors arrive dense, on the receiver's device when it has one (else as host tensors). Any other
- * component type is refused with a clear error.
+ * device tensors arrive dense, on the receiver's device when it has one (else as host tensors). A device tensor
+ * goes by reference (kind 5) only when the sender's {@link IpcExport} gives a region for it, and the receiver
+ * copies it on the device with its {@link IpcFactory}. Any other component type is refused with a clear error.
  */
 public final class WireFormat {
     /** The first four bytes of every message. */
@@ -50,6 +55,9 @@ public final class WireFormat {
     static final int KIND_HOST_TENSOR = 2;
     static final int KIND_DEVICE_TENSOR = 3;
     static final int KIND_STRING = 4;
+    static final int KIND_DEVICE_REF = 5;
+    /** The largest device buffer handle a reference may carry (CUDA's take 89 bytes). */
+    public static final int MAX_HANDLE = 1024;
 
     private static final ValueLayout.OfShort U16 = ValueLayout.JAVA_SHORT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
     private static final ValueLayout.OfInt U32 = ValueLayout.JAVA_INT_UNALIGNED.withOrder(ByteOrder.LITTLE_ENDIAN);
@@ -77,6 +85,25 @@ public final class WireFormat {
     public interface DeviceFactory {
         /** A device tensor holding {@code bytes} as {@code type} and {@code shape}, or null to keep them on the host. */
         GraphTensor create(DataType type, long[] shape, MemorySegment bytes);
+    }
+
+    /** Decides, on the sending side, which device tensors go by reference instead of by their bytes. */
+    @FunctionalInterface
+    public interface IpcExport {
+        /** Where the receiver can read {@code tensor}'s bytes on the device, or null to send the bytes. */
+        IpcRegion export(GraphTensor tensor);
+    }
+
+    /** Makes device tensors from references on the receiving side (see {@link io.jkompute.graph.IpcImports}). */
+    @FunctionalInterface
+    public interface IpcFactory {
+        /**
+         * A device tensor of {@code type} and {@code shape} holding a copy of {@code bytes} bytes at {@code offset} of
+         * the sender's buffer named by {@code handle}; the copy has finished when this returns.
+         *
+         * @throws IllegalArgumentException when the handle cannot be opened or the range does not fit its buffer
+         */
+        GraphTensor open(DataType type, long[] shape, byte[] handle, long offset, long bytes);
     }
 
     /** One piece of an encoded message: bytes to place at {@code offset} of the message. */
@@ -112,6 +139,14 @@ public final class WireFormat {
      * {@code staging}. The header is written into a segment from {@code staging}.
      */
     public static Encoded encode(Message m, Arena staging) {
+        return encode(m, staging, null);
+    }
+
+    /**
+     * Encodes a message; device tensors for which {@code export} gives a region go by reference (kind 5): the
+     * caller keeps them allocated and unchanged until the receiver has copied them.
+     */
+    public static Encoded encode(Message m, Arena staging, IpcExport export) {
         List<String> names = new ArrayList<>();
         List<Object> values = new ArrayList<>();
         m.forEach((n, v) -> {
@@ -122,6 +157,7 @@ public final class WireFormat {
             throw new IllegalArgumentException("a message of " + values.size() + " components is too large");
         }
         byte[][] nameBytes = new byte[values.size()][];
+        IpcRegion[] refs = new IpcRegion[values.size()];
         long headerLen = HEADER_FIXED;
         for (int i = 0; i < values.size(); i++) {
             nameBytes[i] = names.get(i).getBytes(StandardCharsets.UTF_8);
@@ -134,6 +170,16 @@ public final class WireFormat {
                 headerLen += 16;
             } else if (v instanceof GraphTensor t) {
                 headerLen += 4 + 16L * t.shape().length + 16;
+                if (export != null && !(t instanceof HostTensor) && t.byteSize() > 0) {
+                    refs[i] = export.export(t);
+                    if (refs[i] != null) {
+                        if (refs[i].handle().length < 1 || refs[i].handle().length > MAX_HANDLE) {
+                            throw new IllegalArgumentException("a device buffer handle of " + refs[i].handle().length
+                                    + " bytes (1 to " + MAX_HANDLE + ")");
+                        }
+                        headerLen += 4 + refs[i].handle().length;
+                    }
+                }
             } else if (v instanceof String s) {
                 headerLen += 4 + s.getBytes(StandardCharsets.UTF_8).length;
             } else {
@@ -151,7 +197,7 @@ public final class WireFormat {
         for (int i = 0; i < values.size(); i++) {
             Object v = values.get(i);
             int kind = v instanceof Timestamp ? KIND_TIMESTAMP : v instanceof HostTensor ? KIND_HOST_TENSOR
-                    : v instanceof GraphTensor ? KIND_DEVICE_TENSOR : KIND_STRING;
+                    : refs[i] != null ? KIND_DEVICE_REF : v instanceof GraphTensor ? KIND_DEVICE_TENSOR : KIND_STRING;
             h.set(ValueLayout.JAVA_BYTE, pos, (byte) kind);
             h.set(ValueLayout.JAVA_BYTE, pos + 1, (byte) 0);
             h.set(U16, pos + 2, (short) nameBytes[i].length);
@@ -182,6 +228,10 @@ public final class WireFormat {
                         }
                         bytes = ht.data().asSlice(0, extent);
                         storage = ht.storage() == io.jkompute.graph.StorageType.SYSTEM ? 1 : 0;
+                    } else if (refs[i] != null) {
+                        strides = io.jkompute.graph.GraphTensor.denseStrides(shape, t.dataType().byteSize());
+                        bytes = null;
+                        storage = 2;
                     } else {
                         strides = io.jkompute.graph.GraphTensor.denseStrides(shape, t.dataType().byteSize());
                         bytes = t.toHost(staging).asSlice(0, t.byteSize());
@@ -203,6 +253,17 @@ public final class WireFormat {
                     for (long s : strides) {
                         h.set(I64, pos, s);
                         pos += 8;
+                    }
+                    if (bytes == null) {
+                        // by reference: the bytes stay in the sender's device buffer
+                        byte[] handle = refs[i].handle();
+                        h.set(I64, pos, refs[i].offset());
+                        h.set(I64, pos + 8, t.byteSize());
+                        h.set(U16, pos + 16, (short) handle.length);
+                        h.set(U16, pos + 18, (short) 0);
+                        MemorySegment.copy(MemorySegment.ofArray(handle), 0, h, pos + 20, handle.length);
+                        pos += 20 + handle.length;
+                        continue;
                     }
                     h.set(I64, pos, bytes.byteSize() == 0 ? 0 : payloadAt);
                     h.set(I64, pos + 8, bytes.byteSize());
@@ -249,6 +310,14 @@ public final class WireFormat {
      * closes when the last of them is closed (at once when none refers to it).
      */
     public static Message decode(MemorySegment bytes, DeviceFactory devices, Arena arena) {
+        return decode(bytes, devices, arena, null);
+    }
+
+    /**
+     * As {@link #decode(MemorySegment, DeviceFactory, Arena)}; device tensors sent by reference (kind 5) are made by
+     * {@code references}, and refused as malformed where it is null (this side offered no device references).
+     */
+    public static Message decode(MemorySegment bytes, DeviceFactory devices, Arena arena, IpcFactory references) {
         java.util.concurrent.atomic.AtomicInteger users = new java.util.concurrent.atomic.AtomicInteger(1);
         AutoCloseable drop = arena == null ? null : () -> {
             if (users.decrementAndGet() == 0) {
@@ -256,7 +325,7 @@ public final class WireFormat {
             }
         };
         try {
-            return decode0(bytes, devices, drop, users);
+            return decode0(bytes, devices, references, drop, users);
         } catch (ArithmeticException | IndexOutOfBoundsException | IllegalArgumentException e) {
             // checks below come first; this only keeps the promise of one exception type for malformed input
             throw e instanceof FormatException f ? f : new FormatException("malformed message: " + e.getMessage());
@@ -271,7 +340,7 @@ public final class WireFormat {
         }
     }
 
-    private static Message decode0(MemorySegment bytes, DeviceFactory devices, AutoCloseable drop,
+    private static Message decode0(MemorySegment bytes, DeviceFactory devices, IpcFactory references, AutoCloseable drop,
                                    java.util.concurrent.atomic.AtomicInteger users) {
         long n = bytes.byteSize();
         if (n < HEADER_FIXED) {
@@ -393,6 +462,55 @@ public final class WireFormat {
                             });
                         }
                         m.add(name, t);
+                    }
+                    case KIND_DEVICE_REF -> {
+                        need(pos + 4, headerLen);
+                        int code = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos));
+                        int storage = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos + 1));
+                        int rank = Byte.toUnsignedInt(bytes.get(ValueLayout.JAVA_BYTE, pos + 2));
+                        if (code == 0 || code >= CODES.length || storage != 2
+                                || bytes.get(ValueLayout.JAVA_BYTE, pos + 3) != 0 || rank > MAX_RANK) {
+                            throw new FormatException("component '" + name + "': device reference with dtype " + code
+                                    + ", storage " + storage + ", rank " + rank);
+                        }
+                        DataType type = CODES[code];
+                        pos += 4;
+                        need(pos + 16L * rank + 20, headerLen);
+                        long[] shape = new long[rank];
+                        long[] strides = new long[rank];
+                        for (int d = 0; d < rank; d++) {
+                            shape[d] = bytes.get(I64, pos + 8L * d);
+                            strides[d] = bytes.get(I64, pos + 8L * (rank + d));
+                        }
+                        pos += 16L * rank;
+                        long off = bytes.get(I64, pos);
+                        long len = bytes.get(I64, pos + 8);
+                        int handleLen = Short.toUnsignedInt(bytes.get(U16, pos + 16));
+                        if (bytes.get(U16, pos + 18) != 0) {
+                            throw new FormatException("component '" + name + "': reserved field is not 0");
+                        }
+                        pos += 20;
+                        if (handleLen < 1 || handleLen > MAX_HANDLE) {
+                            throw new FormatException("component '" + name + "': device buffer handle of " + handleLen
+                                    + " bytes (1 to " + MAX_HANDLE + ")");
+                        }
+                        need(pos + handleLen, headerLen);
+                        byte[] handle = bytes.asSlice(pos, handleLen).toArray(ValueLayout.JAVA_BYTE);
+                        pos += handleLen;
+                        // shape, strides and size checked before the receiver allocates or opens anything
+                        long extent = strictExtent(name, shape, strides, type.byteSize());
+                        if (!java.util.Arrays.equals(strides, GraphTensor.denseStrides(shape, type.byteSize()))) {
+                            throw new FormatException("component '" + name + "': a device tensor must be dense");
+                        }
+                        if (len != extent || len == 0 || off < 0) {
+                            throw new FormatException("component '" + name + "': device reference to [" + off + ", +"
+                                    + len + ") for a tensor of " + extent + " bytes");
+                        }
+                        if (references == null) {
+                            throw new FormatException("component '" + name + "': a device tensor by reference, but "
+                                    + "this receiver offered no device references");
+                        }
+                        m.add(name, references.open(type, shape, handle, off, len));
                     }
                     case KIND_STRING -> {
                         need(pos + 4, headerLen);

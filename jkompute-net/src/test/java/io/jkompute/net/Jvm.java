@@ -65,6 +65,15 @@ final class Jvm implements AutoCloseable {
 
     /** Starts {@code main} with {@code args} in a new JVM with Aeron's flags. */
     static Jvm start(String name, List<String> jvmArgs, String main, String... args) {
+        ChildClasses classes = ChildClasses.get();
+        List<String> flags = new ArrayList<>(classes.flags);
+        flags.add("-Djkompute.net.timeoutMs=" + LINK_TIMEOUT_MS);
+        flags.addAll(jvmArgs); // after the default: a test's own -Djkompute.net.timeoutMs wins
+        return launch(name, classes.classPath, flags, main, args);
+    }
+
+    /** Starts {@code main} on {@code classPath} with Aeron's flags, the JIT tier limit and {@code jvmArgs}. */
+    static Jvm launch(String name, String classPath, List<String> jvmArgs, String main, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
         cmd.addAll(List.of("--enable-native-access=ALL-UNNAMED", "--sun-misc-unsafe-memory-access=allow",
@@ -72,9 +81,8 @@ final class Jvm implements AutoCloseable {
                 "--add-opens", "java.base/sun.nio.ch=ALL-UNNAMED", "-Xmx512m", "-XX:+UseSerialGC",
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         cmd.addAll(jitFlags());
-        cmd.add("-Djkompute.net.timeoutMs=" + LINK_TIMEOUT_MS);
-        cmd.addAll(jvmArgs); // after the default: a test's own -Djkompute.net.timeoutMs wins
-        cmd.addAll(List.of("-cp", classPath(), main));
+        cmd.addAll(jvmArgs);
+        cmd.addAll(List.of("-cp", classPath, main));
         cmd.addAll(List.of(args));
         try {
             return new Jvm(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());

@@ -17,7 +17,8 @@ import java.util.Locale;
  * {@code BEST sum_rows} and {@code BEST both} (the best lower ratio to the reference rates) with the flags that
  * select it. Arguments: {@code split} for the split-row sweep ({@link #splitConfigs()}) or {@code loads} for the load
  * instructions ({@link #loadConfigs()}) instead of the 40 launch configurations, then the reference GB/s for sum all and sum(-1) (default: CuPy on an H200, 4515 and 4585).
- * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [split|loads] [refAll] [refRows]}.
+ * Run: {@code java -cp ... io.jkompute.bench.cuda.ReductionSweep [split|loads] [refAll] [refRows]}, or {@code ... ReductionSweep bulk [rounds] [refAll]}
+ * for the copy and schedule variants ({@link #bulkConfigs()}), timed interleaved against the defaults.
  */
 public final class ReductionSweep {
     private ReductionSweep() {
@@ -27,12 +28,21 @@ public final class ReductionSweep {
     private static final long BYTES = 1L << 30, N = BYTES / 4, COLS = 4096, ROWS = N / COLS;
     private static final int SALT = 3, REPS = 10, ROUNDS = 5;
 
-    private static final String[] KNOBS = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish"};
+    private static final String[] KNOBS = {"threads", "blocksPerSm", "loads", "rowMode", "rowThreads", "load", "tile", "finish",
+        "copy", "stage", "stages", "schedule"};
 
-    /** One knob combination: threads, blocksPerSm, loads, rowMode, rowThreads, load, tile, finish. */
-    record Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load, int tile, String finish) {
+    /**
+     * One knob combination: threads, blocksPerSm, loads, rowMode, rowThreads, load, tile, finish, and how a split
+     * row's share is read (copy: loads or bulk, with stage bytes x stages) and scheduled (static or dynamic).
+     */
+    record Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load, int tile, String finish,
+                  String copy, int stage, int stages, String schedule) {
         Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load) {
             this(threads, blocksPerSm, loads, rowMode, rowThreads, load, 0, "last");
+        }
+
+        Config(int threads, int blocksPerSm, int loads, String rowMode, int rowThreads, String load, int tile, String finish) {
+            this(threads, blocksPerSm, loads, rowMode, rowThreads, load, tile, finish, "loads", 16384, 2, "static");
         }
 
         void apply() {
@@ -44,12 +54,17 @@ public final class ReductionSweep {
             System.setProperty(P + "load", load);
             System.setProperty(P + "tile", Integer.toString(tile));
             System.setProperty(P + "finish", finish);
+            System.setProperty(P + "copy", copy);
+            System.setProperty(P + "stage", Integer.toString(stage));
+            System.setProperty(P + "stages", Integer.toString(stages));
+            System.setProperty(P + "schedule", schedule);
         }
 
         String flags() {
             return "-D" + P + "threads=" + threads + " -D" + P + "blocksPerSm=" + blocksPerSm + " -D" + P + "loads=" + loads
                     + " -D" + P + "rowMode=" + rowMode + " -D" + P + "rowThreads=" + rowThreads + " -D" + P + "load=" + load
-                    + " -D" + P + "tile=" + tile + " -D" + P + "finish=" + finish;
+                    + " -D" + P + "tile=" + tile + " -D" + P + "finish=" + finish + " -D" + P + "copy=" + copy + " -D" + P + "stage=" + stage
+                    + " -D" + P + "stages=" + stages + " -D" + P + "schedule=" + schedule;
         }
     }
 
@@ -97,10 +112,42 @@ public final class ReductionSweep {
         return c;
     }
 
+    /**
+     * The copy and schedule sweep ({@code bulk}): the defaults first, then Hopper's bulk copies into 2 to 4 stages of
+     * 8 to 23 KiB for three block shapes, persistent blocks taking 64 to 256 KiB chunks from a counter (with loads and
+     * with bulk copies), and two of CUB's shapes for sm_90-class devices (256 threads, 16 float32 per thread in 4
+     * vector loads: an even share of 12 such tiles per block, 8 blocks per SM, combined by a second kernel; and one
+     * wave of 8 such blocks per SM). 16 in all; GeneratedKernelsCompileTest compiles the same list.
+     */
+    static List<Config> bulkConfigs() {
+        List<Config> c = new ArrayList<>();
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 0, "last", "loads", 16384, 2, "static"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 0, "last", "bulk", 16384, 2, "static"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 0, "last", "bulk", 8192, 4, "static"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 0, "last", "bulk", 23552, 2, "static"));
+        c.add(new Config(256, 4, 8, "auto", 256, "default", 0, "last", "bulk", 16384, 2, "static"));
+        c.add(new Config(256, 4, 8, "auto", 256, "default", 0, "last", "bulk", 11264, 4, "static"));
+        c.add(new Config(256, 4, 8, "auto", 256, "default", 0, "last", "bulk", 15360, 3, "static"));
+        c.add(new Config(128, 8, 8, "auto", 256, "default", 0, "last", "bulk", 8192, 3, "static"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 16384, "last", "loads", 16384, 2, "dynamic"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 32768, "last", "loads", 16384, 2, "dynamic"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 65536, "last", "loads", 16384, 2, "dynamic"));
+        c.add(new Config(256, 4, 8, "auto", 256, "default", 32768, "last", "loads", 16384, 2, "dynamic"));
+        c.add(new Config(512, 2, 8, "auto", 256, "default", 65536, "last", "bulk", 16384, 2, "dynamic"));
+        c.add(new Config(256, 4, 8, "auto", 256, "default", 32768, "last", "bulk", 11264, 4, "dynamic"));
+        c.add(new Config(256, 8, 4, "auto", 256, "default", 49152, "kernel", "loads", 16384, 2, "static"));
+        c.add(new Config(256, 8, 4, "auto", 256, "default", 0, "last", "loads", 16384, 2, "static"));
+        return c;
+    }
+
     record Result(Config config, double all, double rows, String error) {
     }
 
     public static void main(String[] args) {
+        if (args.length > 0 && args[0].equals("bulk")) {
+            bulk(args.length > 1 ? Integer.parseInt(args[1]) : 15, args.length > 2 ? Double.parseDouble(args[2]) : 4515);
+            return;
+        }
         String set = args.length > 0 && (args[0].equals("split") || args[0].equals("loads")) ? args[0] : "";
         int a0 = set.isEmpty() ? 0 : 1;
         double refAll = args.length > a0 ? Double.parseDouble(args[a0]) : 4515, refRows = args.length > a0 + 1 ? Double.parseDouble(args[a0 + 1]) : 4585;
@@ -168,6 +215,116 @@ public final class ReductionSweep {
         System.out.printf(Locale.ROOT, "BEST both %s   (sum_all %.3f, sum_rows %.3f x reference)%n", bestBoth.config.flags(), bestBoth.all / refAll,
                 bestBoth.rows / refRows);
         System.out.printf(Locale.ROOT, "ReductionSweep: %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    /**
+     * The {@code bulk} set: sum() of all elements of a float32 array at 1 GiB and of its first 256 MiB (a view), each
+     * configuration's result checked exactly and twice (the values are small integers, so every partial sum is exact
+     * in float32 and any lost, doubled or misplaced element shows, whatever the order of combination; two launches
+     * must agree bit for bit). Then {@code rounds} rounds: in each, every configuration in turn (starting one later
+     * each round) times 10 back-to-back sums per size between CUDA events; the median over rounds per configuration and
+     * size, and its ratio to the defaults' median (the first configuration) in this run.
+     */
+    static void bulk(int rounds, double refAll) {
+        String why = Cuda.unavailableReason();
+        if (why != null) {
+            System.out.println("SKIP ReductionSweep: CUDA is not usable here: " + why);
+            return;
+        }
+        long t0 = System.nanoTime();
+        long small = N / 4;
+        long expAll = 0, expSmall = 0;
+        for (long i = 0; i < N; i++) {
+            long v = (i * 7) % 9 - 4;
+            expAll += v;
+            if (i < small) expSmall += v;
+        }
+        List<Config> configs = new ArrayList<>(bulkConfigs());
+        // -Dsweep.copy=loads keeps the configurations without bulk copies (the defaults stay first)
+        String only = System.getProperty("sweep.copy");
+        if (only != null) configs.removeIf(c -> !c.copy().equals(only));
+        io.jkompute.cuda.CudaDevice dev = Cuda.device();
+        System.out.printf(Locale.ROOT, "ReductionSweep bulk: %d configurations on %s (sm_%d%d, %d SMs), float32 sum all at %d MiB and %d MiB, %d rounds, "
+                + "exact sums %d and %d%n", configs.size(), dev.name(), dev.computeCapabilityMajor(), dev.computeCapabilityMinor(), dev.multiprocessorCount(),
+                BYTES >> 20, (small * 4) >> 20, rounds, expAll, expSmall);
+        double[][] big = new double[configs.size()][rounds], part = new double[configs.size()][rounds];
+        String[] error = new String[configs.size()];
+        try (GpuArray x = integers(N)) {
+            GpuArray q = x.slice(io.jkompute.cuda.Slice.range(0, small));
+            for (int i = 0; i < configs.size(); i++) {
+                configs.get(i).apply();
+                try {
+                    error[i] = exact(x, expAll, "1 GiB");
+                    if (error[i] == null) error[i] = exact(q, expSmall, "256 MiB");
+                    if (error[i] == null) {
+                        // warm-up: the kernels built, the host path compiled
+                        CudaSuite.gpuTime(() -> x.sum().close(), REPS, 1);
+                        CudaSuite.gpuTime(() -> q.sum().close(), REPS, 1);
+                    }
+                } catch (RuntimeException e) {
+                    error[i] = e.toString();
+                }
+                System.out.printf(Locale.ROOT, "%2d %s  %s%n", i, error[i] == null ? "exact" : "WRONG " + error[i], configs.get(i).flags());
+            }
+            io.jkompute.cuda.Stream s = io.jkompute.cuda.Stream.defaultStream();
+            try (io.jkompute.cuda.Event a = io.jkompute.cuda.Event.create(); io.jkompute.cuda.Event b = io.jkompute.cuda.Event.create()) {
+                for (int r = 0; r < rounds; r++) {
+                    for (int o = 0; o < configs.size(); o++) {
+                        int i = (o + r) % configs.size();
+                        if (error[i] != null) continue;
+                        configs.get(i).apply();
+                        big[i][r] = time(x, a, b, s);
+                        part[i][r] = time(q, a, b, s);
+                    }
+                }
+            }
+        } finally {
+            for (String k : KNOBS) System.clearProperty(P + k);
+        }
+        if (error[0] != null) {
+            System.out.println("FAIL ReductionSweep: the defaults gave a wrong sum");
+            System.exit(1);
+        }
+        double d1 = median(big[0]), d2 = median(part[0]);
+        int best = 0;
+        for (int i = 0; i < configs.size(); i++) {
+            if (error[i] != null) continue;
+            double g1 = BYTES / median(big[i]), g2 = small * 4 / median(part[i]);
+            System.out.printf(Locale.ROOT, "%2d sum_1GiB %7.1f GB/s %6.1f us (%.3f x defaults, %.3f x ref)  sum_256MiB %7.1f GB/s %6.1f us (%.3f x defaults)  %s%n",
+                    i, g1, median(big[i]) / 1e3, d1 / median(big[i]), g1 / refAll, g2, median(part[i]) / 1e3, d2 / median(part[i]), configs.get(i).flags());
+            if (median(big[i]) < median(big[best])) best = i;
+        }
+        System.out.printf(Locale.ROOT, "BEST sum_all %s   (%.1f GB/s, %.3f x defaults in this run)%n", configs.get(best).flags(), BYTES / median(big[best]),
+                d1 / median(big[best]));
+        System.out.printf(Locale.ROOT, "ReductionSweep: %.1f s%n", (System.nanoTime() - t0) / 1e9);
+    }
+
+    /** GPU ns of one sum(), from 10 back-to-back sums between two events. */
+    private static double time(GpuArray x, io.jkompute.cuda.Event a, io.jkompute.cuda.Event b, io.jkompute.cuda.Stream s) {
+        a.record(s);
+        for (int i = 0; i < REPS; i++) x.sum().close();
+        b.record(s);
+        b.synchronize();
+        return b.elapsedMillisSince(a) * 1e6 / REPS;
+    }
+
+    /** float32 values (i * 7) mod 9 - 4: small integers whose partial sums stay far below 2^24, so exact in float32. */
+    static GpuArray integers(long n) {
+        try (GpuArray i = GpuArray.arange(0, n, 1, io.jkompute.cuda.DType.FLOAT64);
+             GpuArray t = i.mul(7.0).eval(); GpuArray q = t.div(9.0).eval();
+             GpuArray f = q.astype(io.jkompute.cuda.DType.INT64).astype(io.jkompute.cuda.DType.FLOAT64).eval()) {
+            return t.sub(f.mul(9.0)).sub(4.0).astype(io.jkompute.cuda.DType.FLOAT32).eval();
+        }
+    }
+
+    /** null when two sums of {@code x} both equal {@code expected} exactly. */
+    private static String exact(GpuArray x, long expected, String what) {
+        try (GpuArray s1 = x.sum(); GpuArray s2 = x.sum()) {
+            double g1 = s1.item(), g2 = s2.item();
+            if (g1 != expected) return "sum " + what + " " + g1 + ", expected " + expected;
+            if (Double.doubleToRawLongBits(g1) != Double.doubleToRawLongBits(g2)) return "sum " + what + " differs between launches: " + g1 + ", " + g2;
+        }
+        return null;
     }
 
     /** null when both sums match the host's float64 sums, else what differs. */

@@ -40,7 +40,7 @@ public final class ReductionKernel {
      */
     public record Plan(Op op, DType in, DType acc, DType out, long[] outShape, long m, long k, boolean rows, int vector,
                        int splits, long chunk, long[] keptShape, long[] keptStrides, long[] redShape, long[] redStrides, String key,
-                       ReductionTuning tuning) {
+                       ReductionTuning tuning, boolean bulk, boolean dynamic) {
         public String source() {
             return generate(this);
         }
@@ -62,6 +62,14 @@ public final class ReductionKernel {
                 case WARP -> true;
                 case BLOCK -> false;
             };
+        }
+
+        /**
+         * Blocks of a dynamic schedule: one wave ({@code blocksPerSm} per SM, no more than there are chunks), each
+         * taking chunks from the counter after the tickets until none is left.
+         */
+        public int persistentBlocks(int multiprocessors) {
+            return (int) Math.max(1, Math.min((long) tuning.blocksPerSm() * multiprocessors, m * splits));
         }
 
         /** A split row whose last block to finish combines the partial results (no second kernel). */
@@ -125,6 +133,15 @@ public final class ReductionKernel {
 
     /** As above, with the knobs given rather than read from the system properties. */
     public static Plan plan(Op op, DType in, ArrayLayout layout, int[] axes, boolean keepDims, long ptr, int multiprocessors, ReductionTuning tuning) {
+        return plan(op, in, layout, axes, keepDims, ptr, multiprocessors, 0, tuning);
+    }
+
+    /**
+     * As above, for a device of compute capability {@code capability} (major x 10 + minor, e.g. 90; 0: unknown), which
+     * decides whether Hopper's bulk copies may be used.
+     */
+    public static Plan plan(Op op, DType in, ArrayLayout layout, int[] axes, boolean keepDims, long ptr, int multiprocessors, int capability,
+                            ReductionTuning tuning) {
         if (in.isComplex()) throw new UnsupportedOperationException("reductions of complex arrays are not supported");
         int nd = layout.ndim();
         boolean[] red = new boolean[nd];
@@ -169,7 +186,12 @@ public final class ReductionKernel {
                 vector = ok ? v : 1;
             }
             long target = (long) tuning.blocksPerSm() * multiprocessors;
-            if (tuning.tile() > 0 && m < target) {
+            if (tuning.schedule() == ReductionTuning.Schedule.DYNAMIC && tuning.finish() == ReductionTuning.Finish.LAST && m < target
+                    && k >= 2L * (tuning.tile() > 0 ? tuning.tile() : ReductionTuning.DYNAMIC_CHUNK)) {
+                // chunks of a fixed size, taken by a wave of persistent blocks from a counter
+                long c = tuning.tile() > 0 ? tuning.tile() : ReductionTuning.DYNAMIC_CHUNK;
+                splits = (int) Math.max(1, Math.min((k + c - 1) / c, 65535));
+            } else if (tuning.tile() > 0 && m < target) {
                 // blocks of a fixed size, as many as the row takes: the SMs pick up the next block as one finishes
                 splits = (int) Math.max(1, Math.min((k + tuning.tile() - 1) / tuning.tile(), 65535));
             } else {
@@ -189,9 +211,15 @@ public final class ReductionKernel {
             chunk = Math.max(1, (k + splits - 1) / splits);
             splits = (int) Math.max(1, (k + chunk - 1) / chunk);
         }
+        boolean arg = op == Op.ARGMIN || op == Op.ARGMAX;
+        // Hopper's bulk copies for the shares of a split row read in 16-byte vectors (the copies need 16-byte aligned
+        // addresses and sizes); argmin/argmax keep their single ordered chain of loads
+        boolean bulk = tuning.copy() == ReductionTuning.Copy.BULK && capability >= 90 && rows && splits > 1 && vector > 1 && !arg;
+        boolean dynamic = tuning.schedule() == ReductionTuning.Schedule.DYNAMIC && tuning.finish() == ReductionTuning.Finish.LAST && rows && splits > 1
+                && (long) tuning.blocksPerSm() * multiprocessors < (long) m * splits;
         String key = op + "|" + in + "|" + (rows ? "rows|v" + vector : "cols") + "|" + Arrays.toString(ks) + Arrays.toString(kst)
-                + Arrays.toString(rs) + Arrays.toString(rst) + "|s" + (splits > 1) + "|" + tuning.key();
-        return new Plan(op, in, acc, out, os, m, k, rows, vector, splits, chunk, ks, kst, rs, rst, key, tuning);
+                + Arrays.toString(rs) + Arrays.toString(rst) + "|s" + (splits > 1) + (bulk ? "|bulk" : "") + (dynamic ? "|dyn" : "") + "|" + tuning.key();
+        return new Plan(op, in, acc, out, os, m, k, rows, vector, splits, chunk, ks, kst, rs, rst, key, tuning, bulk, dynamic);
     }
 
     private static int count(int[] axes, int a, int nd) {
@@ -315,6 +343,86 @@ public final class ReductionKernel {
                 + "  d[0] = w[0]; d[1] = w[1]; d[2] = w[2]; d[3] = w[3]; return v;\n}\n";
     }
 
+    /** mbarrier and 1-D bulk copy (TMA) primitives of sm_90, as inline PTX. */
+    private static final String BULK_HELPERS = """
+            __device__ __forceinline__ u32 jk_smem(const void* p) { return (u32) __cvta_generic_to_shared(p); }
+            __device__ __forceinline__ void jk_bar_init(u64* bar) {
+              asm volatile("mbarrier.init.shared::cta.b64 [%0], 1;" :: "r"(jk_smem(bar)) : "memory");
+            }
+            __device__ __forceinline__ void jk_fence_init() {
+              // the initialised barriers visible to the async proxy (the bulk copies) before the first copy
+              asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+              asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+            }
+            __device__ __forceinline__ void jk_bulk(void* dst, const void* src, u32 bytes, u64* bar) {
+              asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" :: "r"(jk_smem(bar)), "r"(bytes) : "memory");
+              asm volatile("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%0], [%1], %2, [%3];"
+                           :: "r"(jk_smem(dst)), "l"(src), "r"(bytes), "r"(jk_smem(bar)) : "memory");
+            }
+            __device__ __forceinline__ void jk_wait(u64* bar, u32 parity) {
+              u32 done;
+              do {
+                asm volatile("{ .reg .pred p; mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                             : "=r"(done) : "r"(jk_smem(bar)), "r"(parity) : "memory");
+              } while (!done);
+            }
+            """;
+
+    /**
+     * The share of a split row streamed through shared memory: thread 0 keeps {@code stages} bulk copies of
+     * {@code stage} bytes in flight (tile t in stage (it + t) mod stages, it counting every tile this block has taken,
+     * so a block of a dynamic schedule keeps its barriers' phases across chunks); every thread waits for a stage's
+     * barrier, reduces its vectors into up to four accumulators, and after a barrier of the block the stage is refilled.
+     * The order of combination depends on the share alone, never on timing.
+     */
+    private static void bulkBody(StringBuilder b, Plan p, String vt, int threads) {
+        int sb = p.tuning().stage(), st = p.tuning().stages(), sv = sb / 16;
+        int r = sv % threads == 0 ? sv / threads : 0, acc = Math.max(1, Math.min(4, r));
+        String at = CTypes.compute(p.acc());
+        int v = p.vector();
+        b.append("    const i64 nbytes = nv * 16; const i64 ntiles = (nbytes + ").append(sb).append(" - 1) / ").append(sb).append(";\n");
+        b.append("    if (threadIdx.x == 0) for (i64 t = 0; t < ").append(st).append(" && t < ntiles; t++) { const u32 s = (jk_it + (u32) t) % ")
+                .append(st).append("u; const i64 o = t * ").append(sb).append("; jk_bulk(jk_buf + s * ").append(sv)
+                .append(", (const char*) rv + o, (u32) (nbytes - o < ").append(sb).append(" ? nbytes - o : ").append(sb).append("), jk_bar + s); }\n");
+        if (acc > 1) {
+            b.append("    ").append(at);
+            for (int u = 1; u < acc; u++) b.append(u == 1 ? " " : ", ").append("a").append(u).append(" = a");
+            b.append(";\n");
+        }
+        b.append("    for (i64 t = 0; t < ntiles; t++) {\n");
+        b.append("      const u32 g = jk_it + (u32) t, s = g % ").append(st).append("u;\n");
+        b.append("      jk_wait(jk_bar + s, (g / ").append(st).append("u) & 1u);\n");
+        b.append("      const ").append(vt).append("* sv = jk_buf + s * ").append(sv).append(";\n");
+        b.append("      const i64 left = nbytes - t * ").append(sb).append("; const int nvt = (int) ((left < ").append(sb).append(" ? left : ").append(sb).append(") >> 4);\n");
+        String loop = "      for (int i = threadIdx.x; i < nvt; i += " + threads + ") { const " + vt + " x = sv[i];\n"
+                + "        #pragma unroll\n        for (int e = 0; e < " + v + "; e++) { " + at + " b = " + element(p, "x.v[e]") + "; " + combine(p.op(), "a", "ai", "b", "ai") + " }\n      }\n";
+        if (r > 0) {
+            b.append("      if (nvt == ").append(sv).append(") {\n");
+            for (int u = 0; u < r; u++) b.append("        const ").append(vt).append(" x").append(u).append(" = sv[threadIdx.x + ").append(u * threads).append("];\n");
+            b.append("        #pragma unroll\n        for (int e = 0; e < ").append(v).append("; e++) {");
+            for (int u = 0; u < r; u++) {
+                int k = u % acc;
+                b.append(" { ").append(at).append(" b = ").append(element(p, "x" + u + ".v[e]")).append("; ").append(combine(p.op(), k == 0 ? "a" : "a" + k, "ai", "b", "ai")).append(" }");
+            }
+            b.append(" }\n      } else {\n").append(loop).append("      }\n");
+        } else {
+            b.append(loop);
+        }
+        // every thread is done with stage s before it is refilled
+        b.append("      __syncthreads();\n");
+        b.append("      if (threadIdx.x == 0 && t + ").append(st).append(" < ntiles) { const i64 o = (t + ").append(st).append(") * ").append(sb)
+                .append("; jk_bulk(jk_buf + s * ").append(sv).append(", (const char*) rv + o, (u32) (nbytes - o < ").append(sb).append(" ? nbytes - o : ").append(sb)
+                .append("), jk_bar + s); }\n");
+        b.append("    }\n    jk_it += (u32) ntiles;\n");
+        if (acc > 1) {
+            b.append("   ");
+            for (int w = 1; w < acc; w *= 2) {
+                for (int u = 0; u + w < acc; u += 2 * w) b.append(" ").append(combine(p.op(), u == 0 ? "a" : "a" + u, "ai", "a" + (u + w), "ai"));
+            }
+            b.append("\n");
+        }
+    }
+
     static String generate(Plan p) {
         boolean arg = p.arg();
         String at = CTypes.compute(p.acc());
@@ -340,14 +448,37 @@ public final class ReductionKernel {
         // the promise of blocksPerSm resident blocks caps registers; more than 2048 threads per SM cannot be resident
         int nt1 = p.threads(), minBlocks = Math.max(1, Math.min(p.tuning().blocksPerSm(), 2048 / nt1));
         b.append(loadHelper(p.tuning().load()));
+        if (p.bulk()) b.append(BULK_HELPERS);
         b.append("extern \"C\" __global__ void __launch_bounds__(").append(nt1).append(", ").append(minBlocks).append(") ").append(PASS1).append("(const ").append(it)
                 .append("* __restrict__ in, ").append(ot).append("* __restrict__ out, ").append(at).append("* __restrict__ part, i64* __restrict__ pidx, unsigned* __restrict__ ticket, i64 M, i64 K, i64 chunk, int splits, double scale) {\n");
         if (p.rows()) {
             boolean warp = p.warpRows();
             // warp-per-row: lane and 32 stand where a block's thread index and size stand
             String tid = warp ? "lane" : "threadIdx.x", nt = warp ? "32" : "(i64) blockDim.x";
+            if (p.bulk()) {
+                // the stages and their barriers (one arrival: the copying thread's, plus the bytes the copy brings)
+                b.append("  __shared__ __align__(128) Vec<").append(it).append(", ").append(p.vector()).append("> jk_buf[")
+                        .append(p.tuning().stages() * (p.tuning().stage() / 16)).append("];\n");
+                b.append("  __shared__ __align__(8) u64 jk_bar[").append(p.tuning().stages()).append("];\n");
+                b.append("  if (threadIdx.x == 0) { for (int s = 0; s < ").append(p.tuning().stages()).append("; s++) jk_bar_init(jk_bar + s); jk_fence_init(); }\n");
+                b.append("  __syncthreads();\n  u32 jk_it = 0;\n");
+            }
+            if (p.dynamic()) {
+                // a wave of persistent blocks takes chunks from the counter after the M tickets; a chunk's partial goes to
+                // its own slot, so which block reduced it changes nothing
+                b.append("  __shared__ u32 jk_next;\n");
+                b.append("  for (;;) {\n");
+                b.append("    if (threadIdx.x == 0) jk_next = atomicAdd(ticket + M, 1u);\n");
+                b.append("    __syncthreads();\n");
+                b.append("    const i64 jk_c = jk_next;\n");
+                b.append("    if (jk_c >= M * (i64) splits) break;\n");
+                b.append("    const int split = (int) (jk_c % splits); const i64 m = jk_c / splits;\n");
+            } else {
             b.append("  const int split = blockIdx.x;\n");
-            if (warp) {
+            }
+            if (p.dynamic()) {
+                // the loop is open
+            } else if (warp) {
                 b.append("  const int lane = threadIdx.x & 31;\n");
                 b.append("  for (i64 m = (i64) blockIdx.y * (blockDim.x >> 5) + (threadIdx.x >> 5); m < M; m += (i64) gridDim.y * (blockDim.x >> 5)) {\n");
             } else {
@@ -364,6 +495,8 @@ public final class ReductionKernel {
                     b.append("    const i64 nv = len / ").append(v).append(";\n");
                     b.append("    const ").append(vt).append("* rv = reinterpret_cast<const ").append(vt).append("*>(row);\n");
                     b.append("    i64 j = ").append(tid).append(";\n");
+                    if (p.bulk()) bulkBody(b, p, vt, nt1);
+                    else {
                     int L = p.tuning().loads();
                     String ld = p.tuning().load() == ReductionTuning.Load.DEFAULT ? "*" : "ldv";
                     if (!arg && L > 1) {
@@ -397,6 +530,7 @@ public final class ReductionKernel {
                             }
                         }
                         b.append("\n");
+                    }
                     }
                     b.append("    for (i64 j = nv * ").append(v).append(" + ").append(tid).append("; j < len; j += ").append(nt).append(") { ");
                 } else {

@@ -199,38 +199,144 @@ class GeneratedKernelsCompileTest {
         List<String> srcs = tunedSources(); // the plan checks run even without nvcc
         Path nvcc = findNvcc();
         assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
-        String ptx = compile(nvcc, srcs);
+        // the load instructions are inline PTX, which nvcc --ptx passes through unchecked: assemble for sm_90 too
+        String ptx = compile(nvcc, srcs, true);
         assertTrue(ptx.contains("ld.global.nc.L1::no_allocate.v4.u32"), "the no-allocate load is emitted");
         assertTrue(ptx.contains("ld.global.cs.v4.u32"), "the streaming load is emitted");
         assertTrue(ptx.contains(".maxntid 512, 1, 1"), "512-thread blocks are declared");
-        // the load instructions are inline PTX, which nvcc --ptx passes through unchecked: assemble for sm_90 too
-        Path ptxas = nvcc.resolveSibling("ptxas");
-        if (Files.isExecutable(ptxas)) {
-            Path f = Files.createTempFile("jk-gen", ".ptx");
-            Files.writeString(f, ptx);
-            Process pr = new ProcessBuilder(ptxas.toString(), "-arch=sm_90", "-o", f + ".cubin", f.toString()).redirectErrorStream(true).start();
-            String log = new String(pr.getInputStream().readAllBytes());
-            assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "ptxas timed out");
-            assertEquals(0, pr.exitValue(), "ptxas rejected the generated PTX:\n" + log);
-            Files.deleteIfExists(Path.of(f + ".cubin"));
-            Files.deleteIfExists(f);
-        }
     }
 
-    private static String compile(Path nvcc, List<String> srcs) throws Exception {
+    /**
+     * The bulk-copy and dynamic-schedule variants jkompute-bench's ReductionSweep times (its {@code bulk} set), as
+     * tunings; the first is the default.
+     */
+    static List<ReductionTuning> variantTunings() {
+        ReductionTuning d = ReductionTuning.DEFAULTS;
+        ReductionTuning.Copy L = ReductionTuning.Copy.LOADS, B = ReductionTuning.Copy.BULK;
+        ReductionTuning.Schedule S = ReductionTuning.Schedule.STATIC, Y = ReductionTuning.Schedule.DYNAMIC;
+        ReductionTuning.Finish last = ReductionTuning.Finish.LAST, kernel = ReductionTuning.Finish.KERNEL;
+        Object[][] rows = {
+            // threads, blocksPerSm, loads, tile, finish, copy, stage, stages, schedule
+            {512, 2, 8, 0, last, L, 16384, 2, S},
+            {512, 2, 8, 0, last, B, 16384, 2, S},
+            {512, 2, 8, 0, last, B, 8192, 4, S},
+            {512, 2, 8, 0, last, B, 23552, 2, S},
+            {256, 4, 8, 0, last, B, 16384, 2, S},
+            {256, 4, 8, 0, last, B, 11264, 4, S},
+            {256, 4, 8, 0, last, B, 15360, 3, S},
+            {128, 8, 8, 0, last, B, 8192, 3, S},
+            {512, 2, 8, 16384, last, L, 16384, 2, Y},
+            {512, 2, 8, 32768, last, L, 16384, 2, Y},
+            {512, 2, 8, 65536, last, L, 16384, 2, Y},
+            {256, 4, 8, 32768, last, L, 16384, 2, Y},
+            {512, 2, 8, 65536, last, B, 16384, 2, Y},
+            {256, 4, 8, 32768, last, B, 11264, 4, Y},
+            {256, 8, 4, 49152, kernel, L, 16384, 2, S},
+            {256, 8, 4, 0, last, L, 16384, 2, S},
+        };
+        List<ReductionTuning> c = new ArrayList<>();
+        for (Object[] r : rows) {
+            c.add(new ReductionTuning((Integer) r[0], (Integer) r[1], (Integer) r[2], d.rowMode(), d.rowThreads(), d.load(), (Integer) r[3],
+                    (ReductionTuning.Finish) r[4], (ReductionTuning.Copy) r[5], (Integer) r[6], (Integer) r[7], (ReductionTuning.Schedule) r[8]));
+        }
+        return c;
+    }
+
+    /** The variants' kernels for the swept sums and for other types, ops and lengths (odd tails, several rows). */
+    static List<String> variantSources() {
+        List<String> out = new ArrayList<>();
+        List<ReductionTuning> tunings = variantTunings();
+        assertEquals(ReductionTuning.DEFAULTS, tunings.get(0), "the variants start from the defaults");
+        java.util.Set<String> keys = new java.util.HashSet<>();
+        for (ReductionTuning t : tunings) {
+            for (long n : new long[] {1L << 28, 1L << 26}) {
+                ReductionKernel.Plan p = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(n), new int[0], false, 0, 132, 90, t);
+                assertTrue(keys.add(p.key()), "each configuration has its own kernel key: " + p.key());
+                assertEquals(t.copy() == ReductionTuning.Copy.BULK, p.bulk(), "bulk copies on sm_90: " + t);
+                assertEquals(t.schedule() == ReductionTuning.Schedule.DYNAMIC, p.dynamic(), "dynamic schedule: " + t);
+                assertEquals((n + p.chunk() - 1) / p.chunk(), p.splits());
+                if (p.dynamic()) {
+                    assertEquals(264 * t.blocksPerSm() / 2, p.persistentBlocks(132), "one wave of persistent blocks");
+                    assertTrue(p.chunk() >= t.tile() && p.chunk() < t.tile() + (long) t.threads() * t.loads() * 4, "chunks of about tile elements");
+                }
+                // sm_80 keeps the loads, with the same schedule
+                ReductionKernel.Plan old = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(n), new int[0], false, 0, 108, 80, t);
+                assertFalse(old.bulk(), "no bulk copies before sm_90");
+                out.add(p.source());
+            }
+            if (t.copy() == ReductionTuning.Copy.BULK || t.schedule() == ReductionTuning.Schedule.DYNAMIC) {
+                ArrayLayout odd = ArrayLayout.contiguous(3_000_011), three = ArrayLayout.contiguous(3, 1_000_003);
+                for (ReductionKernel.Op op : new ReductionKernel.Op[] {ReductionKernel.Op.SUM, ReductionKernel.Op.MAX, ReductionKernel.Op.ARGMAX, ReductionKernel.Op.MEAN, ReductionKernel.Op.ALL}) {
+                    for (DType dt : new DType[] {DType.FLOAT32, DType.FLOAT64, DType.BFLOAT16, DType.INT8, DType.INT32}) {
+                        out.add(ReductionKernel.plan(op, dt, odd, new int[0], false, 0, 132, 90, t).source());
+                        out.add(ReductionKernel.plan(op, dt, three, new int[] {1}, false, 0, 132, 90, t).source());
+                    }
+                }
+            }
+        }
+        // argmin/argmax keep their ordered chain of loads
+        ReductionTuning bulk = tunings.get(1);
+        assertFalse(ReductionKernel.plan(ReductionKernel.Op.ARGMAX, DType.FLOAT32, ArrayLayout.contiguous(1L << 26), new int[0], false, 0, 132, 90, bulk).bulk());
+        // a misaligned start (scalar loads) cannot use the bulk copies
+        assertFalse(ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, ArrayLayout.contiguous(1L << 26), new int[0], false, 4, 132, 90, bulk).bulk());
+        return new ArrayList<>(new java.util.LinkedHashSet<>(out));
+    }
+
+    @Test
+    void bulkCopyAndDynamicVariantsCompileAndAssembleForSm90() throws Exception {
+        List<String> srcs = variantSources(); // the plan checks run even without nvcc
+        Path nvcc = findNvcc();
+        assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
+        assumeTrue(Files.isExecutable(nvcc.resolveSibling("ptxas")), "ptxas not installed: the inline PTX not assembled here");
+        // the bulk copies and barriers are inline PTX, which nvcc --ptx passes through unchecked: assembled for sm_90 too
+        String ptx = compile(nvcc, srcs, true);
+        assertTrue(ptx.contains("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"), "the bulk copy is emitted");
+        assertTrue(ptx.contains("mbarrier.try_wait.parity"), "the stage barriers are waited on");
+    }
+
+    /**
+     * The sources in one translation unit (each in its own namespace), compiled to PTX for sm_90 and, if asked and
+     * ptxas is there, assembled. The PTX of a source set that compiled before is kept under target/ by the hash of
+     * the sources and the compiler's path, so an unchanged generator costs no second compile (as ccache would).
+     */
+    private static String compile(Path nvcc, List<String> srcs, boolean assemble) throws Exception {
         StringBuilder all = new StringBuilder();
         for (int i = 0; i < srcs.size(); i++) {
             all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
         }
+        Path ptxas = nvcc.resolveSibling("ptxas");
+        assemble &= Files.isExecutable(ptxas);
+        java.security.MessageDigest md = java.security.MessageDigest.getInstance("SHA-256");
+        md.update((nvcc + " " + Files.getLastModifiedTime(nvcc) + "\n" + assemble + "\n" + all).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        Path cached = Path.of("target", "nvcc-checked", java.util.HexFormat.of().formatHex(md.digest()) + ".ptx");
+        if (Files.isRegularFile(cached)) {
+            return Files.readString(cached);
+        }
         Path dir = Files.createTempDirectory("jk-gen");
         Path cu = dir.resolve("generated.cu");
+        Path ptxFile = dir.resolve("g.ptx");
         Files.writeString(cu, all);
-        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
-                .redirectErrorStream(true).start();
+        run("nvcc rejected the generated code", cu.toString(),
+                nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", ptxFile.toString(), cu.toString());
+        if (assemble) {
+            run("ptxas rejected the generated PTX", "", ptxas.toString(), "-arch=sm_90", "-o", dir.resolve("g.cubin").toString(),
+                    ptxFile.toString());
+        }
+        String ptx = Files.readString(ptxFile);
+        try (var files = Files.list(dir)) {
+            for (Path f : files.toList()) Files.delete(f);
+        }
+        Files.delete(dir);
+        Files.createDirectories(cached.getParent());
+        Files.writeString(cached, ptx);
+        return ptx;
+    }
+
+    private static void run(String failure, String context, String... command) throws Exception {
+        Process pr = new ProcessBuilder(command).redirectErrorStream(true).start();
         String log = new String(pr.getInputStream().readAllBytes());
-        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
-        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
-        return Files.readString(dir.resolve("g.ptx"));
+        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), command[0] + " timed out");
+        assertEquals(0, pr.exitValue(), failure + ":\n" + log + "\n" + context);
     }
 
     @Test
@@ -238,19 +344,7 @@ class GeneratedKernelsCompileTest {
         List<String> srcs = sources(); // the plan checks run even without nvcc
         Path nvcc = findNvcc();
         assumeTrue(nvcc != null, "nvcc not installed: generated kernels not compiled here");
-        StringBuilder all = new StringBuilder();
-        for (int i = 0; i < srcs.size(); i++) {
-            all.append("namespace k").append(i).append(" {\n").append(srcs.get(i).replace("jk_", "jk" + i + "_")).append("}\n");
-        }
-        Path dir = Files.createTempDirectory("jk-gen");
-        Path cu = dir.resolve("generated.cu");
-        Files.writeString(cu, all);
-        Process pr = new ProcessBuilder(nvcc.toString(), "--ptx", "-arch=sm_90", "-std=c++17", "-o", dir.resolve("g.ptx").toString(), cu.toString())
-                .redirectErrorStream(true).start();
-        String log = new String(pr.getInputStream().readAllBytes());
-        assertTrue(pr.waitFor(240, TimeUnit.SECONDS), "nvcc timed out");
-        assertEquals(0, pr.exitValue(), "nvcc rejected the generated code:\n" + log + "\n" + cu);
-        String ptx = Files.readString(dir.resolve("g.ptx"));
+        String ptx = compile(nvcc, srcs, false);
         assertTrue(ptx.contains("ld.global.nc.v4.f32") || ptx.contains("ld.global.v4.f32"), "the dense float32 kernel uses 16-byte loads");
         assertTrue(ptx.contains("shfl.sync.down"), "reductions use warp shuffles");
     }

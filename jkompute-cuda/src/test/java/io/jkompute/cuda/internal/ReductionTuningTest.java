@@ -68,4 +68,51 @@ class ReductionTuningTest {
         System.setProperty("jkompute.cuda.reduce.blocksPerSm", "0");
         assertThrows(IllegalArgumentException.class, ReductionTuning::current);
     }
+
+    @Test
+    void copyAndScheduleKnobs() {
+        System.setProperty("jkompute.cuda.reduce.copy", "bulk");
+        System.setProperty("jkompute.cuda.reduce.stage", "8192");
+        System.setProperty("jkompute.cuda.reduce.stages", "4");
+        System.setProperty("jkompute.cuda.reduce.schedule", "dynamic");
+        ReductionTuning t = ReductionTuning.current();
+        assertEquals(ReductionTuning.Copy.BULK, t.copy());
+        assertEquals(8192, t.stage());
+        assertEquals(4, t.stages());
+        assertEquals(ReductionTuning.Schedule.DYNAMIC, t.schedule());
+        assertTrue(t.flags().contains("-Djkompute.cuda.reduce.copy=bulk -Djkompute.cuda.reduce.stage=8192 -Djkompute.cuda.reduce.stages=4 "
+                + "-Djkompute.cuda.reduce.schedule=dynamic"), t.flags());
+        ReductionTuning.clear();
+        t.apply();
+        assertEquals(t, ReductionTuning.current());
+        // the bulk kernel only where the device has the copies (sm_90 and up), and a key of its own
+        ArrayLayout big = ArrayLayout.contiguous(1 << 26);
+        ReductionKernel.Plan hopper = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, big, new int[0], false, 0, 132, 90, t);
+        ReductionKernel.Plan ampere = ReductionKernel.plan(ReductionKernel.Op.SUM, DType.FLOAT32, big, new int[0], false, 0, 108, 80, t);
+        assertTrue(hopper.bulk() && hopper.dynamic());
+        assertTrue(!ampere.bulk() && ampere.dynamic());
+        assertNotEquals(hopper.key(), ampere.key());
+        assertTrue(hopper.source().contains("cp.async.bulk.shared::cluster.global"), hopper.source());
+        assertTrue(!ampere.source().contains("cp.async.bulk"), ampere.source());
+        assertEquals(1024, ReductionTuning.DYNAMIC_CHUNK / 64, "64 Ki elements per chunk when no tile is given");
+        assertEquals((1L << 26) / ReductionTuning.DYNAMIC_CHUNK, hopper.splits());
+        // clear errors: stages x stage over the static shared memory, a dynamic schedule without the last-block finish
+        ReductionTuning.clear();
+        System.setProperty("jkompute.cuda.reduce.copy", "bulk");
+        System.setProperty("jkompute.cuda.reduce.stage", "32768");
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, ReductionTuning::current);
+        assertTrue(e.getMessage().contains("at most 47104 bytes"), e.getMessage());
+        System.setProperty("jkompute.cuda.reduce.stage", "10000");
+        e = assertThrows(IllegalArgumentException.class, ReductionTuning::current);
+        assertTrue(e.getMessage().contains("multiple of 1024"), e.getMessage());
+        ReductionTuning.clear();
+        System.setProperty("jkompute.cuda.reduce.schedule", "dynamic");
+        System.setProperty("jkompute.cuda.reduce.finish", "kernel");
+        e = assertThrows(IllegalArgumentException.class, ReductionTuning::current);
+        assertTrue(e.getMessage().contains("needs jkompute.cuda.reduce.finish=last"), e.getMessage());
+        System.setProperty("jkompute.cuda.reduce.finish", "last");
+        System.setProperty("jkompute.cuda.reduce.copy", "tma");
+        e = assertThrows(IllegalArgumentException.class, ReductionTuning::current);
+        assertTrue(e.getMessage().contains("[loads, bulk]"), e.getMessage());
+    }
 }

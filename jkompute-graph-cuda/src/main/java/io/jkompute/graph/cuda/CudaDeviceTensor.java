@@ -39,8 +39,17 @@ public final class CudaDeviceTensor implements GraphTensor {
     /** The block's last stream: shared by every tensor the block is lent to, so reuse waits for earlier work. */
     private final AtomicReference<Stream> stream;
 
+    /** The pool block or allocation whose start this tensor views, when it is one (null: imported or wrapped memory). */
+    private final CudaMemory.Buffer buffer;
+
     CudaDeviceTensor(GpuArray array, DataType dataType, long[] shape, AutoCloseable owner,
             AtomicReference<Stream> stream) {
+        this(array, dataType, shape, owner, stream, null);
+    }
+
+    CudaDeviceTensor(GpuArray array, DataType dataType, long[] shape, AutoCloseable owner,
+            AtomicReference<Stream> stream, CudaMemory.Buffer buffer) {
+        this.buffer = buffer;
         this.array = array;
         this.stream = stream;
         this.dataType = dataType;
@@ -177,6 +186,22 @@ public final class CudaDeviceTensor implements GraphTensor {
     @Override
     public StorageType storage() {
         return StorageType.DEVICE;
+    }
+
+    /**
+     * The block this tensor views, as another process on the same GPU opens it: its CUDA IPC handle (after the work
+     * last queued on the block) and offset 0. Empty for memory jkompute did not allocate (imported Vulkan memory,
+     * wrapped arrays), whose owner may not allow it to be shared.
+     */
+    @Override
+    public java.util.Optional<io.jkompute.graph.IpcRegion> ipcRegion() {
+        if (buffer == null || closed.get()) {
+            return java.util.Optional.empty();
+        }
+        var uuid = io.jkompute.cuda.Cuda.device(array.device()).uuid();
+        byte[] device = java.nio.ByteBuffer.allocate(16).putLong(uuid.getMostSignificantBits())
+                .putLong(uuid.getLeastSignificantBits()).array();
+        return buffer.ipcHandle().map(h -> new io.jkompute.graph.IpcRegion(device, h, 0));
     }
 
     /** Copies the contents to a new host segment, after the work queued on {@link #stream()}. */

@@ -94,7 +94,7 @@ final class CudaMemory implements DeviceMemoryProvider {
             implements DeviceBuffer {
         @Override
         public GraphTensor tensor(DataType type, long[] shape, AutoCloseable owner) {
-            return new CudaDeviceTensor(block.view(DType.of(type), shape), type, shape, owner, lastStream);
+            return new CudaDeviceTensor(block.view(DType.of(type), shape), type, shape, owner, lastStream, this);
         }
 
         /** Waits for the work last queued on the block (by a tensor over it), if any. */

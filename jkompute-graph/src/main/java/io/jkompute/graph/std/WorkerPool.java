@@ -300,9 +300,15 @@ final class WorkerPool {
     private StopReport dispatch() {
         long deadline = common.deadline(clock.timestamp());
         DeadlockWatch watch = common.deadlockWatch();
+        long progressSeen = -1;
         while (true) {
             if (ctx.stopRequested()) {
                 return new StopReport(StopReason.INTERRUPTED, "interrupted");
+            }
+            long progress = progressMark();
+            if (progress != progressSeen) {
+                progressSeen = progress;
+                watch.progress();
             }
             long now = clock.timestamp();
             if (now > deadline) {
@@ -317,8 +323,7 @@ final class WorkerPool {
             if (idle.allParked() && !workPending()) {
                 LastLook look = lastLook(now);
                 if (look == null) {
-                    watch.progress();
-                    continue;
+                    continue; // an entity turned out runnable: its tick, when it comes, counts as progress
                 }
                 if (remaining.get() == 0) {
                     return new StopReport(StopReason.COMPLETED, "all entities are done");
@@ -351,9 +356,9 @@ final class WorkerPool {
                     // waiting out stop_on_deadlock_timeout, or told never to stop on one: look again soon
                     parkNs = pollNs > 0 ? Math.min(pollNs, 1_000_000) : 1_000_000;
                 }
-            } else {
-                watch.progress();
             }
+            // a worker awake is no progress by itself: polling workers (MultiThreadScheduler) wake every
+            // check_recession_period_ms and find nothing, and on a loaded machine one is nearly always awake
             if (!clock.isManual()) {
                 if (earliest != Long.MAX_VALUE) {
                     parkNs = Math.min(parkNs, clock.wallNanosUntil(earliest));
@@ -367,6 +372,15 @@ final class WorkerPool {
                 LockSupport.parkNanos(this, parkNs);
             }
         }
+    }
+
+    /** Grows with every tick and every entity that finished: unchanged between two looks means nothing ran. */
+    private long progressMark() {
+        long mark = slots.length - remaining.get();
+        for (EntitySlot s : slots) {
+            mark += s.entity.tickCount();
+        }
+        return mark;
     }
 
     /** Marks idle entities whose target time came as dirty; returns the earliest target still ahead. */

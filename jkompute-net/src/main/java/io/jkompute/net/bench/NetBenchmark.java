@@ -104,7 +104,7 @@ public final class NetBenchmark {
                 case "--busy-poll-us" -> System.setProperty(BUSY_POLL, i + 1 < args.length ? args[++i] : "0");
                 case "--apps" -> System.setProperty(APPS, i + 1 < args.length ? args[++i] : "apps");
                 default -> {
-                    System.err.println("usage: NetBenchmark [--quick] [--only CASE-PREFIX (small, ping, 4 KiB, ...)]"
+                    System.err.println("usage: NetBenchmark [--quick] [--only CASE-PREFIX (small, ping, 4 KiB, device, ...)]"
                             + " [--busy-poll-us N (UcxContext busy_poll_us in both graphs)]"
                             + " [--apps DIR (the repository's apps folder, for the split GPU pipeline; default apps)]");
                     System.exit(2);
@@ -156,6 +156,20 @@ public final class NetBenchmark {
         }
         if ("same host 64 MiB, queue 4".startsWith(only)) {
             rows.add(throughput("same host 64 MiB, queue 4", "GB/s", MIB64, 4, n.mib64() * 5, log, true));
+        }
+        // device tensors of 64 MiB from a CUDA pool in a peer JVM into this one's by CUDA IPC ("raw": cuMemcpyDtoD)
+        if (DeviceIpc.ROW.startsWith(only)) {
+            String why;
+            try {
+                why = DeviceIpc.unavailable();
+            } catch (LinkageError e) {
+                why = "jkompute-cuda is not on the class path";
+            }
+            if (why == null) {
+                rows.add(DeviceIpc.row(Math.max(50, n.mib64() * 50), log));
+            } else {
+                log.println("skipped " + DeviceIpc.ROW + ": no CUDA here (" + why + ")");
+            }
         }
         // the shipped GPU pipeline in one process ("raw" column) against the same pipeline split over two
         if (SPLIT.startsWith(only)) {
