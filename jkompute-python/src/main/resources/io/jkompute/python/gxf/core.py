@@ -1,7 +1,6 @@
 """Messages: GXF's Entity / MessageEntity over a jkompute graph Message."""
 import _jkompute
 
-_release = _jkompute.release
 _new_message = _jkompute.new_message
 _int_new = int.__new__
 
@@ -13,7 +12,8 @@ class Entity(int):
 
     The object is its handle (an int subclass, compared and hashed by identity): made by int's own constructor it
     costs no Python-level __init__, its truth is the handle's (0: no message) without a Python __bool__, and the
-    graph calls take it as the handle itself. That is a third of a Python ping's per-message cost."""
+    graph calls take it as the handle itself. With the C-level __del__ below, that took a fifth off a Python ping's
+    CPU time per message (a Python __init__, __bool__ and __del__ per message before)."""
     __slots__ = ()
     __hash__ = object.__hash__
 
