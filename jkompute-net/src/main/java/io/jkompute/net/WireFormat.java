@@ -415,12 +415,8 @@ public final class WireFormat {
                         DataType type = CODES[code];
                         pos += 4;
                         need(pos + 16L * rank + 16, headerLen);
-                        long[] shape = new long[rank];
-                        long[] strides = new long[rank];
-                        for (int d = 0; d < rank; d++) {
-                            shape[d] = bytes.get(I64, pos + 8L * d);
-                            strides[d] = bytes.get(I64, pos + 8L * (rank + d));
-                        }
+                        long[] shape = dims(bytes, pos, rank);
+                        long[] strides = dims(bytes, pos + 8L * rank, rank);
                         pos += 16L * rank;
                         long off = bytes.get(I64, pos);
                         long len = bytes.get(I64, pos + 8);
@@ -476,12 +472,8 @@ public final class WireFormat {
                         DataType type = CODES[code];
                         pos += 4;
                         need(pos + 16L * rank + 20, headerLen);
-                        long[] shape = new long[rank];
-                        long[] strides = new long[rank];
-                        for (int d = 0; d < rank; d++) {
-                            shape[d] = bytes.get(I64, pos + 8L * d);
-                            strides[d] = bytes.get(I64, pos + 8L * (rank + d));
-                        }
+                        long[] shape = dims(bytes, pos, rank);
+                        long[] strides = dims(bytes, pos + 8L * rank, rank);
                         pos += 16L * rank;
                         long off = bytes.get(I64, pos);
                         long len = bytes.get(I64, pos + 8);
@@ -545,6 +537,15 @@ public final class WireFormat {
             t.close();
             throw e;
         }
+    }
+
+    /** {@code rank} 64-bit values at {@code pos} (a tensor header's shape, or its strides). */
+    private static long[] dims(MemorySegment bytes, long pos, int rank) {
+        long[] v = new long[rank];
+        for (int d = 0; d < rank; d++) {
+            v[d] = bytes.get(I64, pos + 8L * d);
+        }
+        return v;
     }
 
     private static void need(long end, long headerLen) {
