@@ -38,6 +38,21 @@ class PyCodeletV0Test {
     }
 
     @Test
+    void messagesPassThroughPythonInOrderAndEveryHandleComesBack() {
+        int before = io.jkompute.python.internal.Interpreter.liveHandles();
+        try (Graph g = Graph.load(GRAPHS.resolve("message-path.yaml"))) {
+            assertEquals(StopReason.COMPLETED, g.run().reason());
+            assertEquals(50, g.entity("source").tickCount());
+            assertEquals(50, g.entity("relay").tickCount());
+            AcqtimeRecorder rec = (AcqtimeRecorder) g.component("sink/recorder", JavaCodelet.class).instance();
+            // every message once, in order, with the acqtime the source gave (int() of the odd ones' n + 0.25)
+            assertEquals(java.util.stream.LongStream.range(0, 50).boxed().toList(), rec.seen);
+        }
+        // the relay's three held messages, and every message and component handle, went back with the graph
+        assertEquals(before, io.jkompute.python.internal.Interpreter.liveHandles());
+    }
+
+    @Test
     void pingRxRaisesWithFileAndLineWhenItGetsNoMessage() throws Exception {
         try (Graph g = Graph.load(GRAPHS.resolve("empty-rx.yaml"))) {
             GraphExecutionException e = assertThrows(GraphExecutionException.class, g::run);

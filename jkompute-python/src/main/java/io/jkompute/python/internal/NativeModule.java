@@ -46,6 +46,7 @@ import java.util.Map;
  */
 final class NativeModule {
     private static final int METH_FASTCALL = 0x80;
+    private static final int METH_NOARGS = 0x4;
     private static final long METHOD_DEF_SIZE = 32;
     /** PyModuleDef: PyModuleDef_Base (40 bytes) then name, doc, size, methods, slots, traverse, clear, free. */
     private static final long MODULE_DEF_SIZE = 104;
@@ -163,9 +164,60 @@ final class NativeModule {
         if (module.address() == 0) {
             throw new IllegalStateException("PyModule_Create2 failed for _jkompute");
         }
+        installEntityFinalizer(module, forever);
         int rc = Py.PyDict_SetItemString(Py.PyImport_GetModuleDict(), forever.allocateFrom("_jkompute"), module);
         if (rc != 0) {
             throw new IllegalStateException("cannot register _jkompute in sys.modules");
+        }
+    }
+
+    /**
+     * {@code _jkompute.entity_finalizer}: gxf.core.Entity's {@code __del__}, a method descriptor of {@code int} (an
+     * Entity is an int subclass whose value is its handle) whose C function is an upcall releasing that handle.
+     * CPython calls it for a dying Entity with no Python frame in between: a Python-level {@code __del__} costs a
+     * frame per message on top of the release itself.
+     */
+    private static void installEntityFinalizer(MemorySegment module, Arena forever) {
+        MethodHandle target;
+        try {
+            target = MethodHandles.lookup().findStatic(NativeModule.class, "releaseEntity", MethodType.methodType(
+                    MemorySegment.class, MemorySegment.class, MemorySegment.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+        MemorySegment stub = Linker.nativeLinker().upcallStub(target, FunctionDescriptor.of(ADDRESS, ADDRESS,
+                ADDRESS), forever);
+        MemorySegment def = forever.allocate(METHOD_DEF_SIZE, 8);
+        def.set(ADDRESS, 0, forever.allocateFrom("__del__"));
+        def.set(ADDRESS, 8, stub);
+        def.set(JAVA_INT, 16, METH_NOARGS);
+        def.set(ADDRESS, 24, MemorySegment.NULL);
+        MemorySegment descriptor = Py.PyDescr_NewMethod(Py.symbol("PyLong_Type"), def);
+        if (descriptor.address() == 0 || Py.PyObject_SetAttrString(module, forever.allocateFrom("entity_finalizer"),
+                descriptor) != 0) {
+            throw new IllegalStateException("cannot create _jkompute.entity_finalizer");
+        }
+        Py.Py_DecRef(descriptor);
+    }
+
+    /** An Entity's handle back (0: none held); as {@link #dispatch}, no Java exception reaches the native frame. */
+    static MemorySegment releaseEntity(MemorySegment self, MemorySegment unused) {
+        try {
+            long h = Py.PyLong_AsLongLong(self);
+            if (h == -1 && Py.PyErr_Occurred().address() != 0) {
+                return MemorySegment.NULL;
+            }
+            if (h != 0) {
+                Handles.release(h);
+            }
+            return interpreter().none();
+        } catch (Throwable t) {
+            try {
+                interpreter().raise(t);
+            } catch (Throwable again) {
+                // as in dispatch: Python reports a NULL without an exception as a SystemError
+            }
+            return MemorySegment.NULL;
         }
     }
 

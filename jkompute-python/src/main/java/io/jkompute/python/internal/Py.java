@@ -61,6 +61,8 @@ final class Py {
     private static final MethodHandle PY_INCREF = h("Py_IncRef", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle PY_DECREF = h("Py_DecRef", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle PYMODULE_CREATE2 = h("PyModule_Create2", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
+    private static final MethodHandle PYDESCR_NEWMETHOD = h("PyDescr_NewMethod", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle PYOBJECT_SETATTRSTRING = h("PyObject_SetAttrString", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
     static void Py_InitializeEx(int a0) {
         try {
@@ -353,6 +355,22 @@ final class Py {
     static MemorySegment PyModule_Create2(MemorySegment a0, int a1) {
         try {
             return (MemorySegment) PYMODULE_CREATE2.invokeExact(a0, a1);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static MemorySegment PyDescr_NewMethod(MemorySegment type, MemorySegment def) {
+        try {
+            return (MemorySegment) PYDESCR_NEWMETHOD.invokeExact(type, def);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int PyObject_SetAttrString(MemorySegment o, MemorySegment name, MemorySegment v) {
+        try {
+            return (int) PYOBJECT_SETATTRSTRING.invokeExact(o, name, v);
         } catch (Throwable t) {
             throw rethrow(t);
         }

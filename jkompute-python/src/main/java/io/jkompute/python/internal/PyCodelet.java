@@ -66,7 +66,11 @@ public final class PyCodelet implements AutoCloseable {
     public void tick() {
         py.enter();
         try {
-            py.decref(py.callNoArgs(tick));
+            MemorySegment r = py.callNoArgs(tick);
+            if (!py.isNone(r)) {
+                // a tick returns None: the usual result needs no call to drop it
+                py.decref(r);
+            }
         } finally {
             py.exit();
         }

@@ -4,7 +4,7 @@ import enum
 import functools
 
 import _jkompute
-from gxf.core import Entity
+from gxf.core import Entity, _received
 
 _release = _jkompute.release
 _receive = _jkompute.receive
@@ -91,7 +91,7 @@ class Receiver(_Queue):
     def receive(self):
         """The oldest message, or None when there is none (GXF returns a null entity; None is falsy)."""
         h = _receive(self._h)
-        return Entity(self._ctx, h) if h else None
+        return _received(h) if h else None
 
     def sync(self):
         _jkompute.sync(self._h)
@@ -103,7 +103,13 @@ class Transmitter(_Queue):
 
     def publish(self, message, acq_timestamp=0):
         """Publishes with a timestamp (acqtime as given, pubtime the graph clock's now). Failures raise."""
-        _publish(self._h, message._h, acq_timestamp if type(acq_timestamp) is int else int(acq_timestamp))
+        try:
+            # an Entity is its own handle; an int timestamp passes as it is
+            _publish(self._h, message, acq_timestamp)
+        except TypeError:
+            if not isinstance(message, Entity):
+                raise TypeError("publish() takes a MessageEntity, got %s" % type(message).__name__) from None
+            _publish(self._h, message, int(acq_timestamp))
         return "GXF_SUCCESS"
 
 

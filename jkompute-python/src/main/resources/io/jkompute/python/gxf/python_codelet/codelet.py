@@ -61,15 +61,22 @@ class CodeletAdapter:
                                % type(self).__name__) from None
 
     def context(self):
-        self._b()
-        return self._context
+        # called in every tick that makes a message (MessageEntity(self.context())): one attribute read
+        try:
+            return self._context
+        except AttributeError:
+            self._b()
+            raise
 
     def eid(self):
         return self._b().get("eid")
 
     def cid(self):
-        self._b()
-        return self._cid
+        try:
+            return self._cid
+        except AttributeError:
+            self._b()
+            raise
 
     def name(self):
         return self._b().get("name")
