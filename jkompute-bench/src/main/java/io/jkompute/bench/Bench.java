@@ -47,6 +47,24 @@ public final class Bench {
      * figure and check.
      */
     public static Report run(BenchOptions options, Progress progress) {
+        // at Ctrl-C or SIGTERM the stop waits until this run has unwound: the raw Vulkan baselines own devices of
+        // their own, which must be destroyed by their suite before the instance goes (a stop that closed the Manager
+        // and the instance during a raw probe crashed the NVIDIA driver)
+        java.util.concurrent.CountDownLatch unwound = new java.util.concurrent.CountDownLatch(1);
+        try (io.jkompute.Shutdown.Registration stop = io.jkompute.Shutdown.onStop("the benchmark", () -> {
+            try {
+                unwound.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        })) {
+            return runSuites(options, progress);
+        } finally {
+            unwound.countDown();
+        }
+    }
+
+    private static Report runSuites(BenchOptions options, Progress progress) {
         long t0 = System.nanoTime();
         List<Suite> suites = options.suites().stream().map(Bench::suite).toList();
         try (Manager mgr = new Manager(); Context ctx = new Context(mgr, options, progress)) {

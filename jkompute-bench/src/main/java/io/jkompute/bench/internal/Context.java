@@ -109,6 +109,10 @@ public final class Context implements AutoCloseable {
     }
 
     void step(String label) {
+        if (io.jkompute.Shutdown.isStopping()) {
+            // a clean point to unwind at: jkompute's own submissions are refused only once the stop's actions are done
+            throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the benchmark stopped");
+        }
         done = Math.min(done + 1, total);
         progress.step(suite, label, done, total);
     }

@@ -108,6 +108,13 @@ final class CudaMemory implements DeviceMemoryProvider {
         @Override
         public Optional<byte[]> ipcHandle() {
             awaitLastWork();
+            // a synchronous copy from pageable host memory returns before its DMA has landed (CUDA documents this):
+            // the legacy default stream orders it for this process only, so the process that opens the handle must
+            // not start reading before it is done
+            onDevice(block.device(), () -> {
+                Stream.defaultStream().synchronize();
+                return null;
+            });
             byte[] h = exported.get();
             if (h == null) {
                 h = onDevice(block.device(), () -> new CudaIpcHandle(Cuda.device(block.device()).uuid(),

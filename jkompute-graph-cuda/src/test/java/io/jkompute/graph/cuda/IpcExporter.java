@@ -57,6 +57,9 @@ public final class IpcExporter {
                         try (Arena once = Arena.ofConfined()) {
                             block.set(fill(once, b.byteSize(), Long.parseLong(w[2])));
                         }
+                        // announced only once written: a copy from pageable memory returns before its DMA lands,
+                        // and the reading process is not ordered after this one's default stream
+                        io.jkompute.cuda.Stream.defaultStream().synchronize();
                     }
                     case "EXIT" -> {
                         System.out.println("OK");
