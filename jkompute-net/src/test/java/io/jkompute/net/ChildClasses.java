@@ -26,20 +26,21 @@ import java.util.stream.Stream;
  * packed into jars first. One archive serves every test JVM of the module (a file lock orders them) and is made again
  * when anything on the class path changed. Where any step fails, children run on the plain class path.
  */
-final class ChildClasses {
+public final class ChildClasses {
     private static ChildClasses prepared;
 
     /** The class path children are started with. */
-    final String classPath;
+    public final String classPath;
     /** JVM options that map the archive (empty without one). */
-    final List<String> flags;
+    public final List<String> flags;
 
     private ChildClasses(String classPath, List<String> flags) {
         this.classPath = classPath;
         this.flags = flags;
     }
 
-    static synchronized ChildClasses get() {
+    /** The class path and flags, prepared by the first caller of this JVM. */
+    public static synchronized ChildClasses get() {
         if (prepared == null) {
             prepared = prepare(Jvm.classPath());
         }

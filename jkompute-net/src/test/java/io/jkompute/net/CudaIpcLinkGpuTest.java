@@ -45,6 +45,8 @@ class CudaIpcLinkGpuTest {
         }
         String reason = why;
         assumeTrue(why == null, () -> "needs a CUDA driver and device (run on the GPU host): " + reason);
+        assumeTrue(DeviceIpc.unavailable() == null, () -> DeviceIpc.unavailable()
+                + " (the GPU host's one-JVM suite, scripts/gpu-host/run.sh suite, has it)");
     }
 
     private static Path yaml(String text) {

@@ -303,12 +303,18 @@ public final class DeviceIpc {
     }
 
     /** Why the row cannot run here, or null. */
-    static String unavailable() {
+    public static String unavailable() {
+        String why;
         try {
-            return Cuda.unavailableReason();
+            why = Cuda.unavailableReason();
         } catch (LinkageError e) {
             return "jkompute-cuda is not on the class path";
         }
+        if (why == null && Graph.class.getClassLoader().getResource("io/jkompute/graph/cuda/CudaMemory.class") == null
+                && !ModuleLayer.boot().findModule("io.jkompute.graph.cuda").isPresent()) {
+            return "jkompute-graph-cuda (CUDA device memory for graphs) is not on the class path";
+        }
+        return why;
     }
 
     /**

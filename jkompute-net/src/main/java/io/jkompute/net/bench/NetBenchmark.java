@@ -935,6 +935,8 @@ public final class NetBenchmark {
     /** A peer JVM: this JVM's java, options and class path; output read line by line. */
     static final class PeerProcess implements AutoCloseable {
         static volatile String classPath = System.getProperty("java.class.path");
+        /** JVM options a peer gets besides this JVM's (tests: the class-data archive of their child JVMs). */
+        static volatile List<String> extraOptions = List.of();
         private final Process process;
         private final List<String> lines = new ArrayList<>();
 
@@ -958,6 +960,7 @@ public final class NetBenchmark {
 
         static PeerProcess start(String... args) throws IOException {
             List<String> cmd = ChildJvm.javaAndOptions("-Xmx");
+            cmd.addAll(extraOptions);
             cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
                     NetBenchmark.class.getName(), "--peer"));
             cmd.addAll(List.of(args));

@@ -16,10 +16,10 @@ class NetBenchmarkTest {
     @Test
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void everyCaseRunsBothWaysAndChecksEveryMessage() throws Exception {
-        String cp = System.getProperty("surefire.test.class.path");
-        if (cp != null && !cp.isBlank()) {
-            NetBenchmark.PeerProcess.classPath = cp;
-        }
+        // peers start as the module's other child JVMs do: jarred classes and their class-data archive
+        io.jkompute.net.ChildClasses children = io.jkompute.net.ChildClasses.get();
+        NetBenchmark.PeerProcess.classPath = children.classPath;
+        NetBenchmark.PeerProcess.extraOptions = children.flags;
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         // the split GPU pipeline row is GpuPipelineSplitTest's work here: without an apps folder it says it is skipped
         String apps = System.getProperty(NetBenchmark.APPS);
