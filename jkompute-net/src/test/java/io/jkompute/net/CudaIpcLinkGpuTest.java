@@ -152,35 +152,7 @@ class CudaIpcLinkGpuTest {
     }
 
     private static String forgingApp(int port, String mode) {
-        return """
-                ---
-                name: source
-                components:
-                - name: pool
-                  type: BlockMemoryPool
-                  parameters: { storage_type: 1, block_size: 1048576, num_blocks: 2 }
-                - name: out
-                  type: nvidia::gxf::UcxTransmitter
-                  parameters: { receiver_address: 127.0.0.1, port: PORT, capacity: 2, policy: 2 }
-                - type: DownstreamReceptiveSchedulingTerm
-                  parameters: { transmitter: out, min_size: 1 }
-                - type: MemoryAvailableSchedulingTerm
-                  parameters: { allocator: pool, min_blocks: 1 }
-                - type: CountSchedulingTerm
-                  parameters: { count: 1000 }
-                - name: source
-                  type: JavaCodelet
-                  parameters:
-                    codelet_name: io.jkompute.net.ForgedReferenceSource
-                    codelet_params: { transmitter: out, allocator: pool, mode: MODE }
-                ---
-                name: sched
-                components:
-                - name: clock
-                  type: RealtimeClock
-                - type: GreedyScheduler
-                  parameters: { clock: clock, max_duration_ms: 60000, stop_on_deadlock: false }
-                """.replace("PORT", Integer.toString(port)).replace("MODE", mode);
+        return DeviceIpc.senderApp(port, MIB, 1000, 2, 2, ForgedReferenceSource.class.getName(), "mode: " + mode);
     }
 
     @Test

@@ -73,6 +73,18 @@ public final class DeviceIpc {
      * its own pattern (so a block reused before the receiver copied it shows); else each block once, before the run.
      */
     public static String senderApp(int port, long bytes, int count, int capacity, int blocks, boolean fresh) {
+        return senderApp(port, bytes, count, capacity, blocks, Source.class.getName(),
+                "bytes: " + bytes + ", blocks: " + blocks + ", fresh: " + (fresh ? 1 : 0));
+    }
+
+    /**
+     * The sending app around any codelet: a CUDA pool of {@code blocks} blocks of {@code bytes}, a UcxTransmitter
+     * to {@code port} on this host with a remote queue of {@code capacity}, {@code count} ticks of {@code codelet},
+     * which gets the transmitter ({@code out}), the allocator ({@code pool}) and {@code params} (YAML flow-map
+     * entries).
+     */
+    public static String senderApp(int port, long bytes, int count, int capacity, int blocks, String codelet,
+                                   String params) {
         return """
                 ---
                 name: source
@@ -92,11 +104,12 @@ public final class DeviceIpc {
                 - name: source
                   type: JavaCodelet
                   parameters:
-                    codelet_name: io.jkompute.net.bench.DeviceIpc$Source
-                    codelet_params: { transmitter: out, allocator: pool, bytes: BYTES, blocks: BLOCKS, fresh: FRESH }
+                    codelet_name: CODELET
+                    codelet_params: { transmitter: out, allocator: pool, PARAMS }
                 """.replace("PORT", Integer.toString(port)).replace("COUNT", Integer.toString(count))
                 .replace("BYTES", Long.toString(bytes)).replace("BLOCKS", Integer.toString(blocks))
-                .replace("CAP", Integer.toString(capacity)).replace("FRESH", fresh ? "1" : "0") + NetBenchmark.SCHED;
+                .replace("CAP", Integer.toString(capacity)).replace("CODELET", codelet).replace("PARAMS", params)
+                + NetBenchmark.SCHED;
     }
 
     /**
