@@ -18,8 +18,10 @@ import io.jkompute.net.internal.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.io.OutputStreamWriter;
 import java.io.PrintStream;
 import java.io.UncheckedIOException;
+import java.io.Writer;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
@@ -93,7 +95,7 @@ public final class NetBenchmark {
     /** Runs the benchmark ({@code --quick} for small counts) and prints its table; {@code --peer} is the other JVM. */
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("--peer")) {
-            System.exit(Peer.main(Arrays.copyOfRange(args, 1, args.length)));
+            System.exit(Peer.serve());
         }
         boolean quick = false;
         String only = "";
@@ -693,8 +695,15 @@ public final class NetBenchmark {
 
         static MemorySegment message(long size) {
             MemorySegment m = Arena.ofAuto().allocate(Math.max(size, 16), 64).asSlice(0, size);
-            for (long i = 0; i < size; i++) {
+            // the pattern repeats every 256 bytes: write one period, then double the written prefix (memcpy speed)
+            long done = Math.min(size, 256);
+            for (long i = 0; i < done; i++) {
                 m.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31 + 7));
+            }
+            while (done < size) {
+                long n = Math.min(done, size - done);
+                MemorySegment.copy(m, 0, m, done, n);
+                done += n;
             }
             return m;
         }
@@ -767,9 +776,34 @@ public final class NetBenchmark {
         }
     }
 
-    /** The other end of each case, in its own JVM. Prints READY when listening and DONE … when finished. */
+    /**
+     * The other end of each case, in its own JVM. Prints READY when listening and DONE … when finished. One peer JVM
+     * serves the cases one after another (a job per line on its standard input, tab-separated arguments; {@code EXIT
+     * <status>} after each): a JVM and its Aeron driver start once per benchmark, not twice per case, and every case
+     * meets a peer whose JIT has warmed up as a long-running app's would. It ends at the end of its input.
+     */
     static final class Peer {
         private Peer() {
+        }
+
+        static int serve() throws IOException {
+            BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            String job;
+            while ((job = in.readLine()) != null) {
+                int status;
+                try {
+                    status = main(job.split("\t"));
+                } catch (Throwable e) {
+                    e.printStackTrace(System.out);
+                    status = 1;
+                }
+                System.out.println("EXIT " + status);
+                System.out.flush();
+                if (status != 0) {
+                    return status; // a failed job may have left threads or a driver behind: the next one gets a new JVM
+                }
+            }
+            return 0;
         }
 
         static int main(String[] a) throws Exception {
@@ -932,16 +966,26 @@ public final class NetBenchmark {
         }
     }
 
-    /** A peer JVM: this JVM's java, options and class path; output read line by line. */
+    /**
+     * A job in a peer JVM (this JVM's java, options and class path; output read line by line): {@link #start} hands
+     * the job to the idle peer, or starts one; {@link #close} after a clean {@link #awaitExit} keeps the peer for the
+     * next job, anything else ends it.
+     */
     static final class PeerProcess implements AutoCloseable {
         static volatile String classPath = System.getProperty("java.class.path");
         /** JVM options a peer gets besides this JVM's (tests: the class-data archive of their child JVMs). */
         static volatile List<String> extraOptions = List.of();
+        private static PeerProcess idle;
         private final Process process;
+        private final Writer jobs;
         private final List<String> lines = new ArrayList<>();
+        /** The first line of the current job's output. */
+        private int from;
+        private boolean ended;
 
         private PeerProcess(Process p) {
             process = p;
+            jobs = new OutputStreamWriter(p.getOutputStream(), StandardCharsets.UTF_8);
             Thread.ofPlatform().daemon().start(() -> {
                 try (BufferedReader r = new BufferedReader(new InputStreamReader(p.getInputStream(),
                         StandardCharsets.UTF_8))) {
@@ -959,19 +1003,31 @@ public final class NetBenchmark {
         }
 
         static PeerProcess start(String... args) throws IOException {
-            List<String> cmd = ChildJvm.javaAndOptions("-Xmx");
-            cmd.addAll(extraOptions);
-            cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
-                    NetBenchmark.class.getName(), "--peer"));
-            cmd.addAll(List.of(args));
-            return new PeerProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+            PeerProcess p;
+            synchronized (PeerProcess.class) {
+                p = idle;
+                idle = null;
+            }
+            if (p == null || !p.process.isAlive()) {
+                List<String> cmd = ChildJvm.javaAndOptions("-Xmx");
+                cmd.addAll(extraOptions);
+                cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
+                        NetBenchmark.class.getName(), "--peer"));
+                p = new PeerProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
+            }
+            synchronized (p.lines) {
+                p.from = p.lines.size();
+            }
+            p.jobs.write(String.join("\t", args) + "\n");
+            p.jobs.flush();
+            return p;
         }
 
         String awaitLine(String prefix, long seconds) throws InterruptedException {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(seconds);
             synchronized (lines) {
                 while (true) {
-                    for (String l : lines) {
+                    for (String l : job()) {
                         if (l.startsWith(prefix)) {
                             return l;
                         }
@@ -996,30 +1052,45 @@ public final class NetBenchmark {
                         }
                         // one last look: the line may have come with the exit
                         lines.wait(200);
-                        for (String l : lines) {
+                        for (String l : job()) {
                             if (l.startsWith(prefix)) {
                                 return l;
                             }
                         }
                         throw new IllegalStateException("peer: no '" + prefix + "' line (exit "
                                 + (process.isAlive() ? "-" : process.exitValue()) + "); output:\n"
-                                + String.join("\n", lines));
+                                + String.join("\n", job()));
                     }
                     lines.wait(Math.max(1, Math.min(200, left / 1_000_000)));
                 }
             }
         }
 
+        /** The current job's output so far; called holding {@code lines}. */
+        private List<String> job() {
+            return lines.subList(from, lines.size());
+        }
+
+        /** Waits for the job to end; throws with its output unless it ended with status 0. */
         void awaitExit(long seconds) throws InterruptedException {
-            if (!process.waitFor(seconds, TimeUnit.SECONDS) || process.exitValue() != 0) {
+            String exit = awaitLine("EXIT ", seconds);
+            if (!exit.equals("EXIT 0")) {
                 synchronized (lines) {
-                    throw new IllegalStateException("peer did not end cleanly; output:\n" + String.join("\n", lines));
+                    throw new IllegalStateException("peer did not end cleanly; output:\n" + String.join("\n", job()));
                 }
             }
+            ended = true;
         }
 
         @Override
         public void close() {
+            synchronized (PeerProcess.class) {
+                if (ended && idle == null && process.isAlive()) {
+                    ended = false;
+                    idle = this;
+                    return;
+                }
+            }
             process.destroyForcibly();
         }
     }
