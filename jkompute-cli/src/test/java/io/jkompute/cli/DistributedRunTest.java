@@ -205,17 +205,17 @@ class DistributedRunTest {
     void aDriverWithoutWorkersExitsThree() throws Exception {
         int port = freePort();
         Result r = jkompute(120, "run", PING, "--driver", "127.0.0.1:" + port, "--fragments", "none",
-                "--worker-timeout", "2");
+                "--worker-timeout", "1");
         assertEquals(3, r.code(), r.all());
-        assertTrue(r.err().contains("error: no worker registered for fragment(s) [tx, rx] within 2 s (start them with:"
+        assertTrue(r.err().contains("error: no worker registered for fragment(s) [tx, rx] within 1 s (start them with:"
                 + " jkompute run " + PING + " --worker --fragments NAME --driver HOST:" + port + ")"), r.all());
     }
 
     @Test
     void aWorkerWithoutDriverExitsThree() throws Exception {
         int port = freePort();
-        Result r = jkompute(120, "run", PING, "--worker", "--driver", "127.0.0.1:" + port, "--worker-timeout", "2");
+        Result r = jkompute(120, "run", PING, "--worker", "--driver", "127.0.0.1:" + port, "--worker-timeout", "1");
         assertEquals(3, r.code(), r.all());
-        assertTrue(r.err().contains("error: no driver at 127.0.0.1:" + port + " after 2 s"), r.all());
+        assertTrue(r.err().contains("error: no driver at 127.0.0.1:" + port + " after 1 s"), r.all());
     }
 }

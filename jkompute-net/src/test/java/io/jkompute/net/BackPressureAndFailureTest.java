@@ -79,9 +79,9 @@ class BackPressureAndFailureTest {
              Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
             Jvm dead = victim.equals("tx") ? tx : rx;
             Jvm survivor = victim.equals("tx") ? rx : tx;
-            dead.awaitLine("READY", 120);
-            survivor.awaitLine("READY", 120);
-            Thread.sleep(3000);
+            rx.awaitLine("RECEIVING", 120);
+            tx.awaitLine("READY", 120);
+            Thread.sleep(300); // a few hundred messages, credits and heartbeats both ways
             long killed = System.nanoTime();
             dead.process.destroyForcibly();
             assertEquals(1, survivor.await(60), survivor.output());

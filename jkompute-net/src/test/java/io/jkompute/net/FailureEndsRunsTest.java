@@ -50,9 +50,9 @@ class FailureEndsRunsTest {
                 "--param", "rx/signal/policy=" + policy, "--param", "rx/seq/codelet_params={receiver: signal, "
                         + "delay_ms: 1, gaps: true}");
              Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=100000000")) {
-            rx.awaitLine("READY", 120);
+            rx.awaitLine("RECEIVING", 120);
             tx.awaitLine("READY", 120);
-            Thread.sleep(2000);
+            Thread.sleep(300); // a few hundred messages, credits and heartbeats both ways
             long hung = System.nanoTime();
             signal("STOP", rx); // the process stays, its threads do not run: no credit, no heartbeat
             try {
@@ -96,9 +96,9 @@ class FailureEndsRunsTest {
                 "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 1}");
              Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port,
                      "--param", "tx/count/count=100000000")) {
-            rx.awaitLine("READY", 120);
+            rx.awaitLine("RECEIVING", 120);
             tx.awaitLine("READY", 120);
-            Thread.sleep(2000);
+            Thread.sleep(300); // a few hundred messages, credits and heartbeats both ways
             long stopped = System.nanoTime();
             tx.process.destroy(); // SIGTERM
             int txCode = tx.await(30); // also checks that its private Aeron folder is gone

@@ -11,7 +11,8 @@ import java.lang.foreign.ValueLayout;
  * Test codelet: receives one message per tick and checks its "seq" grows (strictly by one unless {@code gaps} is
  * true); forwards it on {@code transmitter} when given (a relay); {@code delay_ms} sleeps per tick (a slow
  * receiver); {@code keep: N} holds the last N messages past their tick and checks their payloads again at stop (a
- * graph that keeps what it received: nothing it holds may change). Prints "SEQ last=… count=…" at stop.
+ * graph that keeps what it received: nothing it holds may change). Prints "RECEIVING" with the first message (a
+ * test that acts on a running link waits for it) and "SEQ last=… count=…" at stop.
  */
 public class SeqRx extends CodeletAdapter {
     private Receiver rx;
@@ -61,7 +62,9 @@ public class SeqRx extends CodeletAdapter {
             }
         }
         last = seq;
-        count++;
+        if (count++ == 0) {
+            System.out.println("RECEIVING");
+        }
         if (tx != null) {
             tx.publish(m);
         }

@@ -119,11 +119,15 @@ public final class Context implements AutoCloseable {
 
     /**
      * A counter for a long step: called with the units done, it tells the progress at most every 500 ms (the clock
-     * is read only when called).
+     * is read only when called), and unwinds the step as {@link #step} does once jkompute is stopping: a stop does
+     * not wait for the rest of a long loop.
      */
     public java.util.function.LongConsumer within(String label, long total, String unit) {
         long[] last = {System.nanoTime()};
         return doneUnits -> {
+            if (io.jkompute.Shutdown.isStopping()) {
+                throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the benchmark stopped");
+            }
             long now = System.nanoTime();
             if (now - last[0] >= 500_000_000L || doneUnits >= total) {
                 last[0] = now;
