@@ -5,6 +5,7 @@ import io.jkompute.graph.HostTensor;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Receiver;
 import io.jkompute.graph.Transmitter;
+import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
 /**
@@ -81,17 +82,55 @@ public class SeqRx extends CodeletAdapter {
                     || p.data().get(ValueLayout.JAVA_BYTE, b - 1) != (byte) seq) {
                 throw new IllegalStateException("payload of message " + seq + " corrupted");
             }
-            for (long i = 8; pattern && i < b - 1; i++) {
-                if (p.data().get(ValueLayout.JAVA_BYTE, i) != patternByte(i, seq)) {
-                    throw new IllegalStateException("payload of message " + seq + " differs at byte " + i);
-                }
+            long at = pattern ? patternMismatch(p.data(), seq, 8, b - 1) : -1;
+            if (at >= 0) {
+                throw new IllegalStateException("payload of message " + seq + " differs at byte " + at);
             }
         }
     }
 
-    /** Byte {@code i} of message {@code n}'s payload with {@code pattern: true} (SeqTx writes, SeqRx checks). */
-    static byte patternByte(long i, long n) {
-        return (byte) (i * 31 + n * 7 + (i >>> 12));
+    /*
+     * Byte i of message n's payload with pattern: true (SeqTx writes, SeqRx checks) is (i·31 + n·7 + i/4096) mod 256:
+     * it differs per message and per 4 KiB block. Within block k that is (j·31 + c) mod 256 for j = i mod 4096 and
+     * c = n·7 + k, which is TILE[j + c·223 mod 256] (223 is 31's inverse mod 256): each block is one slice of TILE,
+     * written and compared at memcpy speed.
+     */
+    private static final int BLOCK = 4096;
+    private static final MemorySegment TILE = tile();
+
+    private static MemorySegment tile() {
+        MemorySegment t = java.lang.foreign.Arena.global().allocate(BLOCK + 256);
+        for (int i = 0; i < t.byteSize(); i++) {
+            t.set(ValueLayout.JAVA_BYTE, i, (byte) (i * 31));
+        }
+        return t;
+    }
+
+    private static long tileOffset(long n, long block) {
+        return ((n * 7 + block) * 223) & 255;
+    }
+
+    /** Writes message {@code n}'s pattern into all of {@code p}. */
+    static void fillPattern(MemorySegment p, long n) {
+        for (long from = 0; from < p.byteSize(); from += BLOCK) {
+            long len = Math.min(BLOCK, p.byteSize() - from);
+            MemorySegment.copy(TILE, tileOffset(n, from / BLOCK), p, from, len);
+        }
+    }
+
+    /** The first byte in [from, to) of {@code p} that is not message {@code n}'s pattern, or −1. */
+    static long patternMismatch(MemorySegment p, long n, long from, long to) {
+        for (long at = from; at < to; ) {
+            long block = at / BLOCK;
+            long end = Math.min((block + 1) * BLOCK, to);
+            long t = tileOffset(n, block) + at - block * BLOCK;
+            long m = MemorySegment.mismatch(p, at, end, TILE, t, t + end - at);
+            if (m >= 0) {
+                return at + m;
+            }
+            at = end;
+        }
+        return -1;
     }
 
     @Override

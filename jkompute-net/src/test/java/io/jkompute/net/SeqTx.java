@@ -35,9 +35,7 @@ public class SeqTx extends CodeletAdapter {
         if (payload > 0) {
             MemorySegment p = Arena.ofAuto().allocate(payload, 64);
             if (pattern) {
-                for (long i = 0; i < payload; i++) {
-                    p.set(ValueLayout.JAVA_BYTE, i, SeqRx.patternByte(i, n));
-                }
+                SeqRx.fillPattern(p, n);
             }
             p.set(ValueLayout.JAVA_LONG_UNALIGNED, 0, n);
             p.set(ValueLayout.JAVA_BYTE, payload - 1, (byte) n);
