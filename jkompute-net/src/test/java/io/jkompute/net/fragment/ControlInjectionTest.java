@@ -18,6 +18,7 @@ import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import org.agrona.concurrent.UnsafeBuffer;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -29,6 +30,11 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class ControlInjectionTest {
+    @BeforeAll
+    static void workers() {
+        FragmentDriverTest.workersFromArchive();
+    }
+
     private static final String RAW = "aeron:udp?endpoint=127.0.0.1:";
 
     private static List<ControlChannel.Received> drain(ControlChannel ch, int expect) throws InterruptedException {

@@ -10,6 +10,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 
@@ -19,6 +20,11 @@ import org.junit.jupiter.api.Timeout;
  */
 @Timeout(value = 300, unit = TimeUnit.SECONDS)
 class DistributedAppsTest {
+    @BeforeAll
+    static void workers() {
+        FragmentDriverTest.workersFromArchive();
+    }
+
     record Run(FragmentDriver.AppResult result, String log) {
     }
 

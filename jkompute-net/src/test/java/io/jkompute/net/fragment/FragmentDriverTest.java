@@ -5,6 +5,7 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.StopReason;
+import io.jkompute.net.ChildClasses;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
@@ -16,6 +17,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
 import org.junit.jupiter.api.io.TempDir;
@@ -26,6 +28,18 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FragmentDriverTest {
+    /** Local workers start as the module's other child JVMs do: jarred classes and their class-data archive. */
+    static void workersFromArchive() {
+        ChildClasses children = ChildClasses.get();
+        FragmentDriver.workerClassPath = children.classPath;
+        FragmentDriver.workerJvmOptions = children.flags;
+    }
+
+    @BeforeAll
+    static void workers() {
+        workersFromArchive();
+    }
+
     @TempDir
     Path dir;
 
