@@ -130,8 +130,9 @@ class SharedMapsTest {
             Path copy = elsewhere.resolve(slots.file(0).getFileName());
             Files.write(copy, new byte[1 << 20]);
             assertRefused(maps, copy.toString(), link, 0, 100, "not in a jkompute private folder");
-            // a folder that looks like one but is readable by others
-            Path lookalike = Path.of(System.getProperty("java.io.tmpdir")).resolve(AeronTransport.PREFIX + "4194999999");
+            // a folder that looks like one but is readable by others; named for pid 1, which is alive, so that no
+            // other test JVM's start removes it as a dead process's folder meanwhile (as one did for a made-up pid)
+            Path lookalike = Path.of(System.getProperty("java.io.tmpdir")).resolve(AeronTransport.PREFIX + "1");
             Files.createDirectories(lookalike);
             Files.setPosixFilePermissions(lookalike, PosixFilePermissions.fromString("rwxr-xr-x"));
             Path open = lookalike.resolve(slots.file(0).getFileName());
