@@ -1,6 +1,7 @@
 package io.jkompute.bench;
 
 import io.jkompute.Manager;
+import io.jkompute.Shutdown;
 import io.jkompute.bench.internal.BandwidthSuite;
 import io.jkompute.bench.internal.ChainSuite;
 import io.jkompute.bench.internal.Context;
@@ -15,6 +16,7 @@ import io.jkompute.bench.internal.TransferSuite;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CountDownLatch;
 
 /**
  * Runs the benchmark suites on Vulkan device 0, each beside its raw baselines, and returns a {@link Report}.
@@ -50,8 +52,8 @@ public final class Bench {
         // at Ctrl-C or SIGTERM the stop waits until this run has unwound: the raw Vulkan baselines own devices of
         // their own, which must be destroyed by their suite before the instance goes (a stop that closed the Manager
         // and the instance during a raw probe crashed the NVIDIA driver)
-        java.util.concurrent.CountDownLatch unwound = new java.util.concurrent.CountDownLatch(1);
-        try (io.jkompute.Shutdown.Registration stop = io.jkompute.Shutdown.onStop("the benchmark", () -> {
+        CountDownLatch unwound = new CountDownLatch(1);
+        try (Shutdown.Registration stop = Shutdown.onStop("the benchmark", () -> {
             try {
                 unwound.await();
             } catch (InterruptedException e) {
@@ -83,7 +85,7 @@ public final class Bench {
                 try {
                     s.run(ctx, rec);
                 } catch (RuntimeException | OutOfMemoryError e) {
-                    if (io.jkompute.Shutdown.isStopping()) {
+                    if (Shutdown.isStopping()) {
                         // Ctrl-C or SIGTERM: the Manager refused the next submission on purpose; unwind, so the
                         // Manager closes here on its own thread once what was submitted has completed
                         throw e;

@@ -39,6 +39,15 @@ public final class ChildClasses {
         this.flags = flags;
     }
 
+    /**
+     * Makes the JVMs that jkompute-net itself starts (benchmark peers, fragment workers) start as the tests' own
+     * children do: jarred classes and their class-data archive.
+     */
+    public static void startChildrenFromArchive() {
+        ChildClasses c = get();
+        io.jkompute.net.internal.ChildJvm.startChildrenWith(c.classPath, c.flags);
+    }
+
     /** The class path and flags, prepared by the first caller of this JVM. */
     public static synchronized ChildClasses get() {
         if (prepared == null) {

@@ -109,12 +109,19 @@ public final class Context implements AutoCloseable {
     }
 
     void step(String label) {
-        if (io.jkompute.Shutdown.isStopping()) {
-            // a clean point to unwind at: jkompute's own submissions are refused only once the stop's actions are done
-            throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the benchmark stopped");
-        }
+        unwindIfStopping();
         done = Math.min(done + 1, total);
         progress.step(suite, label, done, total);
+    }
+
+    /**
+     * Throws once jkompute is stopping: a clean point to unwind at, since jkompute's own submissions are refused only
+     * once the stop's actions are done.
+     */
+    private static void unwindIfStopping() {
+        if (io.jkompute.Shutdown.isStopping()) {
+            throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the benchmark stopped");
+        }
     }
 
     /**
@@ -125,9 +132,7 @@ public final class Context implements AutoCloseable {
     public java.util.function.LongConsumer within(String label, long total, String unit) {
         long[] last = {System.nanoTime()};
         return doneUnits -> {
-            if (io.jkompute.Shutdown.isStopping()) {
-                throw new IllegalStateException("jkompute is stopping (the JVM is exiting): the benchmark stopped");
-            }
+            unwindIfStopping();
             long now = System.nanoTime();
             if (now - last[0] >= 500_000_000L || doneUnits >= total) {
                 last[0] = now;

@@ -972,9 +972,6 @@ public final class NetBenchmark {
      * next job, anything else ends it.
      */
     static final class PeerProcess implements AutoCloseable {
-        static volatile String classPath = System.getProperty("java.class.path");
-        /** JVM options a peer gets besides this JVM's (tests: the class-data archive of their child JVMs). */
-        static volatile List<String> extraOptions = List.of();
         private static PeerProcess idle;
         private final Process process;
         private final Writer jobs;
@@ -1010,9 +1007,8 @@ public final class NetBenchmark {
             }
             if (p == null || !p.process.isAlive()) {
                 List<String> cmd = ChildJvm.javaAndOptions("-Xmx");
-                cmd.addAll(extraOptions);
-                cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp", classPath,
-                        NetBenchmark.class.getName(), "--peer"));
+                cmd.addAll(List.of("-Xmx1g", "-D" + BUSY_POLL + "=" + Long.getLong(BUSY_POLL, 0), "-cp",
+                        ChildJvm.classPath(), NetBenchmark.class.getName(), "--peer"));
                 p = new PeerProcess(new ProcessBuilder(cmd).redirectErrorStream(true).start());
             }
             synchronized (p.lines) {

@@ -553,26 +553,17 @@ public final class FragmentDriver {
     }
 
     /**
-     * Options and class path that local workers get besides (instead of) this JVM's: the module's tests start
-     * workers from a class-data archive of jarred classes, as their other child JVMs; null and empty otherwise.
-     */
-    static volatile List<String> workerJvmOptions = List.of();
-    static volatile String workerClassPath;
-
-    /**
      * The command that starts a worker JVM for {@code fragment}: this JVM's java, options and class path (or
      * module path). The network secret is not on it: a worker gets it through its environment.
      */
     public static List<String> workerCommand(Path app, String fragment, String driverEndpoint, String workerAddress,
                                              List<Path> manifests, List<String> params) {
         List<String> cmd = ChildJvm.javaAndOptions();
-        cmd.addAll(workerJvmOptions);
         String modulePath = System.getProperty("jdk.module.path");
         if (modulePath != null && !modulePath.isEmpty()) {
             cmd.addAll(List.of("-p", modulePath, "-m", "io.jkompute.net/" + WORKER_MAIN));
         } else {
-            String cp = workerClassPath;
-            cmd.addAll(List.of("-cp", cp != null ? cp : System.getProperty("java.class.path"), WORKER_MAIN));
+            cmd.addAll(List.of("-cp", ChildJvm.classPath(), WORKER_MAIN));
         }
         cmd.addAll(List.of("--app", app.toString(), "--fragments", fragment, "--driver", driverEndpoint,
                 "--worker-address", workerAddress));

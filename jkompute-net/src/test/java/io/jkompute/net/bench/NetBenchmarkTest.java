@@ -17,9 +17,7 @@ class NetBenchmarkTest {
     @Timeout(value = 600, unit = TimeUnit.SECONDS)
     void everyCaseRunsBothWaysAndChecksEveryMessage() throws Exception {
         // peers start as the module's other child JVMs do: jarred classes and their class-data archive
-        io.jkompute.net.ChildClasses children = io.jkompute.net.ChildClasses.get();
-        NetBenchmark.PeerProcess.classPath = children.classPath;
-        NetBenchmark.PeerProcess.extraOptions = children.flags;
+        io.jkompute.net.ChildClasses.startChildrenFromArchive();
         ByteArrayOutputStream log = new ByteArrayOutputStream();
         // the split GPU pipeline row is GpuPipelineSplitTest's work here: without an apps folder it says it is skipped
         String apps = System.getProperty(NetBenchmark.APPS);

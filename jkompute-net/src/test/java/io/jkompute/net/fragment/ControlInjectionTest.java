@@ -1,5 +1,6 @@
 package io.jkompute.net.fragment;
 
+import io.jkompute.net.ChildClasses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
@@ -32,7 +33,7 @@ import org.junit.jupiter.api.Timeout;
 class ControlInjectionTest {
     @BeforeAll
     static void workers() {
-        FragmentDriverTest.workersFromArchive();
+        ChildClasses.startChildrenFromArchive();
     }
 
     private static final String RAW = "aeron:udp?endpoint=127.0.0.1:";

@@ -1,5 +1,6 @@
 package io.jkompute.net.fragment;
 
+import io.jkompute.net.ChildClasses;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -22,7 +23,7 @@ import org.junit.jupiter.api.Timeout;
 class DistributedAppsTest {
     @BeforeAll
     static void workers() {
-        FragmentDriverTest.workersFromArchive();
+        ChildClasses.startChildrenFromArchive();
     }
 
     record Run(FragmentDriver.AppResult result, String log) {

@@ -28,16 +28,9 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Timeout(value = 120, unit = TimeUnit.SECONDS)
 class FragmentDriverTest {
-    /** Local workers start as the module's other child JVMs do: jarred classes and their class-data archive. */
-    static void workersFromArchive() {
-        ChildClasses children = ChildClasses.get();
-        FragmentDriver.workerClassPath = children.classPath;
-        FragmentDriver.workerJvmOptions = children.flags;
-    }
-
     @BeforeAll
     static void workers() {
-        workersFromArchive();
+        ChildClasses.startChildrenFromArchive();
     }
 
     @TempDir
