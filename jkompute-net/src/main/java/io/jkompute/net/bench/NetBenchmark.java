@@ -50,9 +50,9 @@ import org.agrona.concurrent.UnsafeBuffer;
  * rest against the known pattern.
  *
  * <pre>
- * java … io.jkompute.net.bench.NetBenchmark [--quick] [--address PEER_HOST]
+ * java … io.jkompute.net.bench.NetBenchmark [--quick] [--only CASE] [--busy-poll-us N] [--apps DIR]
  * </pre>
- * The peer runs on this host (loopback; both processes use the embedded driver). A text table with the ratio
+ * The peer runs on this host, and every subscription of both, raw and jkompute, listens on loopback only. A text table with the ratio
  * jkompute / raw ends the output; the exit status is 1 if any check failed.
  */
 public final class NetBenchmark {
@@ -423,7 +423,7 @@ public final class NetBenchmark {
     static long[] rawPing(int there, int back, int count) {
         AeronTransport t = AeronTransport.acquire();
         try (Publication pub = t.aeron().addPublication(channel("127.0.0.1", there), STREAM);
-             Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", back), STREAM)) {
+             Subscription sub = t.aeron().addSubscription(channel("127.0.0.1", back), STREAM)) {
             awaitConnected(pub);
             UnsafeBuffer b = new UnsafeBuffer(new byte[SMALL]);
             long[] rtt = new long[count];
@@ -825,7 +825,7 @@ public final class NetBenchmark {
         /** A raw sink on UDP {@code port}, or on Aeron IPC for port −1 (READY names this driver's folder). */
         static void rawSink(int port, long size, int count) {
             AeronTransport t = AeronTransport.acquire();
-            try (Subscription sub = t.aeron().addSubscription(port < 0 ? "aeron:ipc" : channel("0.0.0.0", port),
+            try (Subscription sub = t.aeron().addSubscription(port < 0 ? "aeron:ipc" : channel("127.0.0.1", port),
                     STREAM)) {
                 System.out.println(port < 0 ? "READY " + t.driverDirectory() : "READY");
                 System.out.flush();
@@ -887,7 +887,7 @@ public final class NetBenchmark {
 
         static void rawEcho(int there, int back, int count) {
             AeronTransport t = AeronTransport.acquire();
-            try (Subscription sub = t.aeron().addSubscription(channel("0.0.0.0", there), STREAM);
+            try (Subscription sub = t.aeron().addSubscription(channel("127.0.0.1", there), STREAM);
                  Publication pub = t.aeron().addPublication(channel("127.0.0.1", back), STREAM)) {
                 System.out.println("READY");
                 System.out.flush();
