@@ -16,6 +16,7 @@ import java.lang.invoke.MethodHandle;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -50,6 +51,11 @@ public final class Interpreter {
     /** PyObject references dropped by Java threads that do not hold the GIL; decref'd by the next thread in. */
     private final ConcurrentLinkedQueue<MemorySegment> pendingDecrefs = new ConcurrentLinkedQueue<>();
     private final MemorySegment none;
+    /** Python strs of fixed labels, kept for the interpreter's life (see {@link #label}). */
+    private final ConcurrentHashMap<String, MemorySegment> labels = new ConcurrentHashMap<>();
+    private static final int ARGUMENT_STRS = 4096;
+    /** Decoded strs by address, each str held (see {@link #argumentString}). */
+    private final ConcurrentHashMap<Long, String> argumentStrs = new ConcurrentHashMap<>();
     private MemorySegment engine;
     private MemorySegment describe;
     private MemorySegment javaErrorType;
@@ -278,20 +284,52 @@ public final class Interpreter {
             return string(s);
         }
         if (v instanceof long[] a) {
-            MemorySegment t = Py.PyTuple_New(a.length);
-            for (int i = 0; i < a.length; i++) {
-                Py.PyTuple_SetItem(t, i, Py.PyLong_FromLongLong(a[i]));
-            }
-            return t;
+            return tuple(a);
         }
         if (v instanceof List<?> l) {
-            MemorySegment t = Py.PyTuple_New(l.size());
+            MemorySegment t = newTuple(l.size());
             for (int i = 0; i < l.size(); i++) {
                 Py.PyTuple_SetItem(t, i, toPython(l.get(i)));
             }
             return t;
         }
         throw new IllegalArgumentException("no Python value for " + v.getClass().getName());
+    }
+
+    /** A new tuple of ints. */
+    MemorySegment tuple(long[] values) {
+        MemorySegment t = newTuple(values.length);
+        for (int i = 0; i < values.length; i++) {
+            Py.PyTuple_SetItem(t, i, Py.PyLong_FromLongLong(values[i]));
+        }
+        return t;
+    }
+
+    /** A new tuple of n empty slots, each to be set once with PyTuple_SetItem. */
+    MemorySegment newTuple(long n) {
+        MemorySegment t = Py.PyTuple_New(n);
+        if (t.address() == 0) {
+            throw failure();
+        }
+        return t;
+    }
+
+    /**
+     * A new reference to the Python str of one of a few fixed labels (element types, storage and memory kinds):
+     * made once and kept for the interpreter's life, so the tensor descriptions of every frame create no strings.
+     */
+    MemorySegment label(String s) {
+        MemorySegment o = labels.get(s);
+        if (o == null) {
+            o = string(s);
+            MemorySegment raced = labels.putIfAbsent(s, o);
+            if (raced != null) {
+                Py.Py_DecRef(o);
+                o = raced;
+            }
+        }
+        Py.Py_IncRef(o);
+        return o;
     }
 
     MemorySegment string(String s) {
@@ -306,6 +344,28 @@ public final class Interpreter {
             throw failure();
         }
         return r;
+    }
+
+    /**
+     * As {@link #javaString}, remembered by the str object's identity for the strs that calls pass frame after frame
+     * (tensor names, element types, storage kinds): the interpreter keeps a reference to each remembered str, so
+     * its address cannot name another object while it is remembered. At most {@value #ARGUMENT_STRS} are kept;
+     * past that, strs are decoded each time.
+     */
+    String argumentString(MemorySegment o) {
+        Long key = o.address();
+        String v = argumentStrs.get(key);
+        if (v != null) {
+            return v;
+        }
+        v = javaString(o);
+        if (v != null && argumentStrs.size() < ARGUMENT_STRS) {
+            Py.Py_IncRef(o);
+            if (argumentStrs.putIfAbsent(key, v) != null) {
+                Py.Py_DecRef(o);
+            }
+        }
+        return v;
     }
 
     /** A Python str as a Java String; null when it is not a str (the Python error is then set). */

@@ -104,7 +104,7 @@ final class NativeModule {
         }
 
         String s(int k) {
-            String v = interpreter().javaString(o(k));
+            String v = interpreter().argumentString(o(k));
             if (v == null) {
                 throw ERROR_SET;
             }
@@ -331,27 +331,34 @@ final class NativeModule {
             return t == null ? null : handleWithInfo(t);
         });
         f.put("add_tensor", a -> {
+            // (message, name, allocator, element type, storage, tensor it replaces or 0, dimension, dimension, ...)
+            if (a.count() < 6) {
+                throw new IllegalArgumentException("add_tensor takes 6 arguments and the dimensions, got " + a.count());
+            }
             Message m = a.h(0, Message.class);
             Allocator alloc = a.h(2, Allocator.class);
             DataType type = dataType(a.s(3));
-            long[] shape = longs(a.s(4));
-            GraphTensor t = switch (a.s(5)) {
+            long[] shape = new long[a.count() - 6];
+            for (int k = 0; k < shape.length; k++) {
+                shape[k] = a.i(6 + k);
+            }
+            GraphTensor t = switch (a.s(4)) {
                 case "host", "system" -> HostTensor.allocate(alloc, type, shape);
                 // CUDA memory where the pool holds CUDA memory, Vulkan memory where it names a VulkanDevice
                 case "device" -> GraphTensor.allocate(alloc, StorageType.DEVICE, type, shape);
                 default -> throw new IllegalArgumentException("storage must be host, system or device");
             };
-            long previous = a.i(6);
+            long previous = a.i(5);
             if (previous == 0) {
                 m.add(a.s(1), t);
             } else {
                 // GXF's reshape of an allocated tensor: the new memory takes the old one's place, which goes back
-                m.replace(a.h(6, GraphTensor.class), t);
+                m.replace(a.h(5, GraphTensor.class), t);
             }
             // the new tensor's description comes back with its handle: reshape is one call
             return handleWithInfo(t);
         });
-        f.put("tensor_info", a -> py(info(a.h(0, GraphTensor.class))));
+        f.put("tensor_info", a -> info(a.h(0, GraphTensor.class)));
         f.put("cuda_use", a -> {
             // a CUDA tensor about to be used on the stream of a CudaStreamPool (by cid): work another stream
             // queued on it is finished first, and the stream is recorded on the tensor, so that its pool block is
@@ -500,8 +507,12 @@ final class NativeModule {
         return f;
     }
 
-    /** address, bytes, type, shape, strides, storage, memory kind (host / cuda / vulkan), device, CUstream. */
-    private static List<Object> info(GraphTensor t) {
+    /**
+     * A tensor's description as Python reads it, (address, bytes, type, shape, strides, storage, memory kind (host /
+     * cuda / vulkan), device, CUstream): a tuple built in place, its labels the interpreter's kept strs, as every
+     * received and allocated tensor of every frame needs one.
+     */
+    private static MemorySegment info(GraphTensor t) {
         long address = 0;
         long bytes = 0;
         String kind = "host";
@@ -521,12 +532,26 @@ final class NativeModule {
         }
         String storage = t.storage() == StorageType.DEVICE ? "device"
                 : t.storage() == StorageType.HOST ? "host" : "system";
-        return List.of(address, bytes, t.dataType().toString(), t.shape(), t.strides(), storage, kind, device, stream);
+        Interpreter in = interpreter();
+        MemorySegment info = in.newTuple(9);
+        Py.PyTuple_SetItem(info, 0, Py.PyLong_FromLongLong(address));
+        Py.PyTuple_SetItem(info, 1, Py.PyLong_FromLongLong(bytes));
+        Py.PyTuple_SetItem(info, 2, in.label(t.dataType().toString()));
+        Py.PyTuple_SetItem(info, 3, in.tuple(t.shape()));
+        Py.PyTuple_SetItem(info, 4, in.tuple(t.strides()));
+        Py.PyTuple_SetItem(info, 5, in.label(storage));
+        Py.PyTuple_SetItem(info, 6, in.label(kind));
+        Py.PyTuple_SetItem(info, 7, Py.PyLong_FromLongLong(device));
+        Py.PyTuple_SetItem(info, 8, Py.PyLong_FromLongLong(stream));
+        return info;
     }
 
     /** (handle, info) of a tensor. */
     private static MemorySegment handleWithInfo(GraphTensor t) {
-        return py(List.of(Handles.put(t), info(t)));
+        MemorySegment pair = interpreter().newTuple(2);
+        Py.PyTuple_SetItem(pair, 0, Py.PyLong_FromLongLong(Handles.put(t)));
+        Py.PyTuple_SetItem(pair, 1, info(t));
+        return pair;
     }
 
     private static GraphTensor first(Message m) {
@@ -561,12 +586,24 @@ final class NativeModule {
         return out;
     }
 
-    static DataType dataType(String label) {
+    /** Element types by label (DataType's toString), CUSTOM left out: it has no tensor type. */
+    private static final Map<String, DataType> TYPES = types();
+
+    private static Map<String, DataType> types() {
+        Map<String, DataType> m = new java.util.HashMap<>();
         for (DataType d : DataType.values()) {
-            if (d.toString().equals(label) && d != DataType.CUSTOM) {
-                return d;
+            if (d != DataType.CUSTOM) {
+                m.put(d.toString(), d);
             }
         }
-        throw new IllegalArgumentException("element type '" + label + "' has no jkompute tensor type");
+        return Map.copyOf(m);
+    }
+
+    static DataType dataType(String label) {
+        DataType d = TYPES.get(label);
+        if (d == null) {
+            throw new IllegalArgumentException("element type '" + label + "' has no jkompute tensor type");
+        }
+        return d;
     }
 }

@@ -42,23 +42,23 @@ final class Py {
     private static final MethodHandle PYOBJECT_GETATTRSTRING = h("PyObject_GetAttrString", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle PYOBJECT_CALLNOARGS = h("PyObject_CallNoArgs", FunctionDescriptor.of(ADDRESS, ADDRESS));
     private static final MethodHandle PYOBJECT_CALLOBJECT = h("PyObject_CallObject", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
-    private static final MethodHandle PYERR_OCCURRED = h("PyErr_Occurred", FunctionDescriptor.of(ADDRESS));
+    private static final MethodHandle PYERR_OCCURRED = leaf("PyErr_Occurred", FunctionDescriptor.of(ADDRESS));
     private static final MethodHandle PYERR_FETCH = h("PyErr_Fetch", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle PYERR_NORMALIZEEXCEPTION = h("PyErr_NormalizeException", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle PYEXCEPTION_SETTRACEBACK = h("PyException_SetTraceback", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS));
     private static final MethodHandle PYERR_CLEAR = h("PyErr_Clear", FunctionDescriptor.ofVoid());
     private static final MethodHandle PYERR_SETSTRING = h("PyErr_SetString", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
     private static final MethodHandle PYERR_SETOBJECT = h("PyErr_SetObject", FunctionDescriptor.ofVoid(ADDRESS, ADDRESS));
-    private static final MethodHandle PYLONG_FROMLONGLONG = h("PyLong_FromLongLong", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
+    private static final MethodHandle PYLONG_FROMLONGLONG = leaf("PyLong_FromLongLong", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
     private static final MethodHandle PYLONG_ASLONGLONG = h("PyLong_AsLongLong", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
-    private static final MethodHandle PYFLOAT_FROMDOUBLE = h("PyFloat_FromDouble", FunctionDescriptor.of(ADDRESS, JAVA_DOUBLE));
+    private static final MethodHandle PYFLOAT_FROMDOUBLE = leaf("PyFloat_FromDouble", FunctionDescriptor.of(ADDRESS, JAVA_DOUBLE));
     private static final MethodHandle PYFLOAT_ASDOUBLE = h("PyFloat_AsDouble", FunctionDescriptor.of(JAVA_DOUBLE, ADDRESS));
-    private static final MethodHandle PYBOOL_FROMLONG = h("PyBool_FromLong", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
-    private static final MethodHandle PYUNICODE_FROMSTRINGANDSIZE = h("PyUnicode_FromStringAndSize", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PYBOOL_FROMLONG = leaf("PyBool_FromLong", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
+    private static final MethodHandle PYUNICODE_FROMSTRINGANDSIZE = leaf("PyUnicode_FromStringAndSize", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
     private static final MethodHandle PYUNICODE_ASUTF8ANDSIZE = h("PyUnicode_AsUTF8AndSize", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
     private static final MethodHandle PYTUPLE_NEW = h("PyTuple_New", FunctionDescriptor.of(ADDRESS, JAVA_LONG));
-    private static final MethodHandle PYTUPLE_SETITEM = h("PyTuple_SetItem", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
-    private static final MethodHandle PY_INCREF = h("Py_IncRef", FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle PYTUPLE_SETITEM = leaf("PyTuple_SetItem", FunctionDescriptor.of(JAVA_INT, ADDRESS, JAVA_LONG, ADDRESS));
+    private static final MethodHandle PY_INCREF = leaf("Py_IncRef", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle PY_DECREF = h("Py_DecRef", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle PYMODULE_CREATE2 = h("PyModule_Create2", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle PYDESCR_NEWMETHOD = h("PyDescr_NewMethod", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
@@ -388,6 +388,17 @@ final class Py {
 
     private static MethodHandle h(String name, FunctionDescriptor d) {
         return LINKER.downcallHandle(symbol(name), d);
+    }
+
+    /**
+     * A function that runs no Python code and cannot reach a finalizer (so never calls back into Java) and returns
+     * at once: bound as a critical downcall, without the thread-state transition that costs as much as the call
+     * itself. The per-frame tensor descriptions are built from these. Not for anything that may decref, allocate a
+     * GC-tracked object (a collection can run {@code __del__}), or call a Python method ({@code __index__},
+     * {@code __float__}).
+     */
+    private static MethodHandle leaf(String name, FunctionDescriptor d) {
+        return LINKER.downcallHandle(symbol(name), d, Linker.Option.critical(false));
     }
 
     private static RuntimeException rethrow(Throwable t) {

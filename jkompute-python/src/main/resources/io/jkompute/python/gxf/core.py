@@ -32,9 +32,8 @@ class Entity(int):
     # the handle goes back when the Entity dies: a C-level method of int calling into the graph, no Python frame
     __del__ = _jkompute.entity_finalizer
 
-    @property
-    def _h(self):
-        return int(self)
+    # the handle as a plain int: int() itself as the getter, no Python frame
+    _h = property(int)
 
     def tensor_names(self):
         from gxf.std import Tensor

@@ -65,6 +65,7 @@ class CudaStreamPool:
 class CudaStreamId:
     """GXF's CudaStreamId in a message: add_to_entity(msg, name) then set stream_cid (a cid from allocate_stream);
     Java codelets and CudaStreamSync see the stream."""
+    __slots__ = ("_entity", "_name", "_cid")
 
     def __init__(self, entity=None, name="", stream_cid=0):
         self._entity = entity
@@ -200,14 +201,13 @@ def _is_cupy_array(t):
 
 
 def _enter(device):
-    """This thread's plans, with the device's primary context (the one CuPy and jkompute share) made current for the
-    driver call, as CuPy's own launch runs in the current device's context."""
+    """This thread's plans for device, with the device's primary context (the one CuPy and jkompute share) made
+    current for the driver call, as CuPy's own launch runs in the current device's context."""
     import cupy
     cupy.cuda.runtime.setDevice(device)
-    plans = getattr(_local, "plans", None)
-    if plans is None or len(plans) >= _PLANS_MAX:
-        plans = _local.plans = {}
-    _local.device = device
+    state = getattr(_local, "state", None)
+    plans = state[1] if state is not None else {}
+    _local.state = (device, plans)
     return plans
 
 
@@ -221,35 +221,42 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     RawKernel.__call__. The stream's device becomes the calling thread's current CUDA device (its primary context,
     which CuPy and jkompute share). jkompute's addition to GXF's API; the fast path for a kernel launched every
     frame."""
-    if not stream.cid:
+    cid = stream.cid
+    if not cid:
         raise ValueError("launch needs a stream from CudaStreamPool.allocate_stream()")
     device = stream.device
-    try:
-        plans = _local.plans
-        if _local.device != device:
-            plans = _enter(device)
-    except AttributeError:
-        plans = _enter(device)
-    key = (id(kernel), device) + tuple(map(type, args))
+    state = getattr(_local, "state", None)
+    plans = state[1] if state is not None and state[0] == device else _enter(device)
+    key = (id(kernel), device, *map(type, args))
     plan = plans.get(key)
     if plan is None or plan.kernel is not kernel:
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
         plan = plans[key] = _Plan(kernel, key[2:])
     values = list(args)
-    handles = []
-    for k in plan.tensors:
-        t = args[k]
-        info = t._info
-        if info is None or info[6] != "cuda":
-            info = t._cuda()
-        values[k] = info[0]
-        handles.append(t._h)
+    tensors = plan.tensors
+    if tensors:
+        handles = [cid]
+        for k in tensors:
+            t = args[k]
+            info = t._info
+            if info is None or info[6] != "cuda":
+                info = t._cuda()
+            values[k] = info[0]
+            handles.append(t._h)
     for k in plan.arrays:
         values[k] = args[k].data.ptr
     plan.pack(plan.view, 0, *values)
-    if handles:
-        _cuda_use(stream.cid, *handles)
-    gx, gy, gz = _dims(grid)
-    bx, by, bz = _dims(block)
+    if tensors:
+        _cuda_use(*handles)
+    if type(grid) is tuple and len(grid) == 1:
+        gx, gy, gz = grid[0], 1, 1
+    else:
+        gx, gy, gz = _dims(grid)
+    if type(block) is tuple and len(block) == 1:
+        bx, by, bz = block[0], 1, 1
+    else:
+        bx, by, bz = _dims(block)
     _launch_kernel(plan.function, gx, gy, gz, bx, by, bz, shared_mem, stream.ptr, plan.address, 0)
 
 

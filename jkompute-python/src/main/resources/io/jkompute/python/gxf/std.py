@@ -10,6 +10,7 @@ _release = _jkompute.release
 _receive = _jkompute.receive
 _publish = _jkompute.publish
 _tensor_with_info = _jkompute.tensor_with_info
+_add_tensor = _jkompute.add_tensor
 
 
 class _Context:
@@ -246,8 +247,10 @@ _ITEMSIZE = {"int8": 1, "uint8": 1, "bool": 1, "int16": 2, "uint16": 2, "float16
 
 
 class Shape:
+    __slots__ = ("_dims",)
+
     def __init__(self, dims=()):
-        self._dims = [int(d) for d in dims]
+        self._dims = tuple(int(d) for d in dims)
 
     def rank(self):
         return len(self._dims)
@@ -274,7 +277,17 @@ class Shape:
             return False
 
     def __repr__(self):
-        return "Shape(%s)" % self._dims
+        return "Shape(%s)" % list(self._dims)
+
+
+_new = object.__new__
+
+
+def _shape(dims):
+    """A Shape over a tuple of ints from a tensor description, without converting each dimension again."""
+    s = _new(Shape)
+    s._dims = dims
+    return s
 
 
 class TensorDescription:
@@ -287,32 +300,26 @@ class TensorDescription:
         self.strides = strides
 
 
-_DIMS = {}
-
-
-def _dims_text(shape):
-    """"1024,1" for a shape: the same few shapes come back frame after frame, so the text is kept."""
-    key = tuple(shape._dims) if type(shape) is Shape else tuple(int(d) for d in shape)
-    text = _DIMS.get(key)
-    if text is None:
-        text = ",".join(str(int(d)) for d in key)
-        if len(_DIMS) < 256:
-            _DIMS[key] = text
-    return text
+def _dims(shape):
+    """A shape's dimensions as a tuple of ints (a Shape's own tuple as it is)."""
+    return shape._dims if type(shape) is Shape else tuple(int(d) for d in shape)
 
 
 def _label(element_type):
-    return element_type.value if isinstance(element_type, PrimitiveType) else PrimitiveType(element_type).value
+    # _value_ is the member's own attribute; .value is a property, a Python call per read
+    return element_type._value_ if type(element_type) is PrimitiveType else PrimitiveType(element_type).value
 
 
 def _storage(storage_type):
-    return storage_type.value if isinstance(storage_type, MemoryStorageType) else MemoryStorageType(storage_type).value
+    return storage_type._value_ if type(storage_type) is MemoryStorageType else MemoryStorageType(storage_type).value
 
 
 class Tensor:
     """A tensor of a message. Host tensors are numpy arrays without a copy (np.asarray(tensor), np.from_dlpack)
     and give memoryview(); the Tensor keeps its message alive, so an array made from it stays valid as long as it
     is referenced. Device tensors give to_host(), a host copy."""
+
+    __slots__ = ("_ctx", "_h", "_msg", "_name", "_info", "_array", "_added")
 
     def __init__(self, context=None, handle=0, message=None, name=None, array=None):
         self._ctx = context
@@ -321,6 +328,7 @@ class Tensor:
         self._name = name
         self._info = None
         self._array = array
+        self._added = False
 
     def __del__(self):
         h = self._h
@@ -337,8 +345,13 @@ class Tensor:
         found = _tensor_with_info(message._h, "" if name is None else name)
         if found is None:
             return None
-        t = Tensor(message._ctx, found[0], message, name)
-        t._info = found[1]
+        t = _new(Tensor)
+        t._ctx = message._ctx
+        t._h, t._info = found
+        t._msg = message
+        t._name = name
+        t._array = None
+        t._added = False
         return t
 
     @staticmethod
@@ -356,7 +369,13 @@ class Tensor:
                                  "the pool with that message); publish the received message itself, or add "
                                  "Tensor.as_tensor(np.asarray(tensor).copy())")
             return Tensor._add_array(message, t._array, name or "")
-        t = Tensor(message._ctx, 0, message, tensor_or_name)
+        t = _new(Tensor)
+        t._ctx = message._ctx
+        t._h = 0
+        t._msg = message
+        t._name = tensor_or_name
+        t._info = None
+        t._array = None
         t._added = True  # this codelet's own tensor: reshape may reallocate it
         return t
 
@@ -457,13 +476,12 @@ class Tensor:
         if self._msg is None:
             raise ValueError("only a tensor from Tensor.add_to_entity(msg, name) can be allocated")
         previous = self._h
-        if previous and not getattr(self, "_added", False):
+        if previous and not self._added:
             raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
                              "it); add a tensor to a new message" % (self._name or ""))
-        dims = _dims_text(shape)
         try:
-            h, self._info = _jkompute.add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
-                                                 dims, _storage(storage_type), previous)
+            h, self._info = _add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
+                                        _storage(storage_type), previous, *_dims(shape))
         except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line
             raise RuntimeError(e.args[0]) from None
@@ -485,7 +503,7 @@ class Tensor:
         return info
 
     def shape(self):
-        return Shape(self._i()[3])
+        return _shape(self._i()[3])
 
     def rank(self):
         return len(self._i()[3])
@@ -517,7 +535,7 @@ class Tensor:
 
     def get_tensor_description(self):
         info = self._i()
-        return TensorDescription(self._name or "", MemoryStorageType(info[5]), Shape(info[3]),
+        return TensorDescription(self._name or "", MemoryStorageType(info[5]), _shape(info[3]),
                                  PrimitiveType(info[2]), _ITEMSIZE[info[2]], list(info[4]))
 
     def name(self):
