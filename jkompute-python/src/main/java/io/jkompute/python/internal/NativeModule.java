@@ -165,6 +165,7 @@ final class NativeModule {
             throw new IllegalStateException("PyModule_Create2 failed for _jkompute");
         }
         installEntityFinalizer(module, forever);
+        installHandleFinalizer(module, forever);
         int rc = Py.PyDict_SetItemString(Py.PyImport_GetModuleDict(), forever.allocateFrom("_jkompute"), module);
         if (rc != 0) {
             throw new IllegalStateException("cannot register _jkompute in sys.modules");
@@ -198,6 +199,74 @@ final class NativeModule {
             throw new IllegalStateException("cannot create _jkompute.entity_finalizer");
         }
         Py.Py_DecRef(descriptor);
+    }
+
+    /**
+     * {@code _jkompute.handle_finalizer}: the {@code __del__} of the gxf wrappers that hold a handle in {@code _h}
+     * (Tensor, Component, ...), a method descriptor of {@code object} whose C function is an upcall giving the handle
+     * back, so that the two tensors a typical tick makes and drops cost no Python frame to finalize.
+     */
+    private static void installHandleFinalizer(MemorySegment module, Arena forever) {
+        MethodHandle target;
+        try {
+            target = MethodHandles.lookup().findStatic(NativeModule.class, "releaseHandleAttribute",
+                    MethodType.methodType(MemorySegment.class, MemorySegment.class, MemorySegment.class));
+        } catch (ReflectiveOperationException e) {
+            throw new IllegalStateException(e);
+        }
+        handleAttribute = forever.allocateFrom("_h");
+        MemorySegment stub = Linker.nativeLinker().upcallStub(target, FunctionDescriptor.of(ADDRESS, ADDRESS,
+                ADDRESS), forever);
+        MemorySegment def = forever.allocate(METHOD_DEF_SIZE, 8);
+        def.set(ADDRESS, 0, forever.allocateFrom("__del__"));
+        def.set(ADDRESS, 8, stub);
+        def.set(JAVA_INT, 16, METH_NOARGS);
+        def.set(ADDRESS, 24, MemorySegment.NULL);
+        MemorySegment descriptor = Py.PyDescr_NewMethod(Py.symbol("PyBaseObject_Type"), def);
+        if (descriptor.address() == 0 || Py.PyObject_SetAttrString(module, forever.allocateFrom("handle_finalizer"),
+                descriptor) != 0) {
+            throw new IllegalStateException("cannot create _jkompute.handle_finalizer");
+        }
+        Py.Py_DecRef(descriptor);
+    }
+
+    private static MemorySegment handleAttribute;
+
+    /**
+     * The handle in {@code self._h} back, {@code _h} set to 0 first (a second call gives nothing back); an object
+     * whose {@code __init__} failed before setting {@code _h} has nothing to give back. As {@link #dispatch}, no Java
+     * exception reaches the native frame.
+     */
+    static MemorySegment releaseHandleAttribute(MemorySegment self, MemorySegment unused) {
+        try {
+            MemorySegment attribute = Py.PyObject_GetAttrString(self, handleAttribute);
+            if (attribute.address() == 0) {
+                Py.PyErr_Clear();
+                return interpreter().none();
+            }
+            long h = Py.PyLong_AsLongLong(attribute);
+            Py.Py_DecRef(attribute);
+            if (h == -1 && Py.PyErr_Occurred().address() != 0) {
+                return MemorySegment.NULL;
+            }
+            if (h != 0) {
+                MemorySegment zero = Py.PyLong_FromLongLong(0);
+                int rc = Py.PyObject_SetAttrString(self, handleAttribute, zero);
+                Py.Py_DecRef(zero);
+                if (rc != 0) {
+                    return MemorySegment.NULL;
+                }
+                Handles.release(h);
+            }
+            return interpreter().none();
+        } catch (Throwable t) {
+            try {
+                interpreter().raise(t);
+            } catch (Throwable again) {
+                // as in dispatch: Python reports a NULL without an exception as a SystemError
+            }
+            return MemorySegment.NULL;
+        }
     }
 
     /** An Entity's handle back (0: none held); as {@link #dispatch}, no Java exception reaches the native frame. */

@@ -9,6 +9,8 @@ import threading
 import _jkompute
 from gxf.std import Tensor
 
+_new = object.__new__
+
 
 class CudaStream:
     """A stream of a CudaStreamPool: ptr is the native CUstream handle, device its CUDA device, cid the stream's
@@ -32,11 +34,8 @@ class CudaStreamPool:
         self._ctx = context
         self._h = handle
 
-    def __del__(self):
-        h = self._h
-        if h:
-            self._h = 0
-            _jkompute.release(h)
+    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    __del__ = _jkompute.handle_finalizer
 
     @staticmethod
     def get(context, cid, name):
@@ -90,7 +89,11 @@ class CudaStreamId:
 
     @staticmethod
     def add_to_entity(entity, name=None):
-        return CudaStreamId(entity, name or "")
+        s = _new(CudaStreamId)  # per frame: no __init__ frame
+        s._entity = entity
+        s._name = name or ""
+        s._cid = 0
+        return s
 
     @staticmethod
     def get_from_entity(entity, name=None):
@@ -143,13 +146,16 @@ def _view(info):
 # buffer packed in place. RawKernel.__call__ builds its argument list and enters the stream per call, which costs more
 # than the rest of a codelet's tick (about 8-10 us against about 4 us on an NVIDIA H200); the kernel is the same
 # compiled function either way. Per thread, a plan per (kernel, device, argument types): the function pointer, a
-# struct packing the arguments into the buffer, which arguments are tensors and which CuPy arrays.
+# struct packing the arguments into the buffer, which arguments are tensors and which CuPy arrays. A kernel's last
+# plan is also kept under the kernel alone: a launch with the same argument types as the last one (the usual case,
+# frame after frame) checks each argument's type against it instead of building the full key.
 _local = threading.local()
 _PLANS_MAX = 256
 
 
 class _Plan:
-    __slots__ = ("kernel", "function", "pack", "view", "raw", "params", "address", "tensors", "arrays")
+    __slots__ = ("kernel", "function", "pack", "view", "raw", "params", "address", "types", "tensors", "arrays",
+                 "by_value")
 
     def __init__(self, kernel, types):
         import cupy
@@ -161,10 +167,12 @@ class _Plan:
             raise TypeError("launch takes a cupy.RawKernel or cupy.cuda.Function, got %s" % type(kernel).__name__)
         self.kernel = kernel  # kept alive, so that its id (part of the plan's key) is not reused meanwhile
         self.function = fn.ptr
-        fmt, tensors, arrays = "=", [], []
+        fmt, tensors, arrays, by_value = "=", [], [], []
         for k, t in enumerate(types):
             code = _slot(t)
-            if code is None:
+            if code is not None:
+                by_value.append(k)
+            else:
                 if issubclass(t, Tensor):
                     tensors.append(k)
                 elif _is_cupy_array(t):
@@ -174,8 +182,10 @@ class _Plan:
                                     % (k, t.__name__))
                 code = "Q"
             fmt += code
+        self.types = types
         self.tensors = tuple(tensors)
         self.arrays = tuple(arrays)
+        self.by_value = tuple(by_value)
         # 8 bytes per argument, each slot's address in the void*[] cuLaunchKernel reads (it copies the values)
         n = max(len(types), 1)
         self.raw = (ctypes.c_char * (8 * n))()
@@ -227,28 +237,17 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     device = stream.device
     state = getattr(_local, "state", None)
     plans = state[1] if state is not None and state[0] == device else _enter(device)
-    key = (id(kernel), device, *map(type, args))
-    plan = plans.get(key)
+    plan = plans.get(id(kernel))
     if plan is None or plan.kernel is not kernel:
-        if len(plans) >= _PLANS_MAX:
-            plans.clear()
-        plan = plans[key] = _Plan(kernel, key[2:])
-    values = list(args)
-    tensors = plan.tensors
-    if tensors:
-        handles = [cid]
-        for k in tensors:
-            t = args[k]
-            info = t._info
-            if info is None or info[6] != "cuda":
-                info = t._cuda()
-            values[k] = info[0]
-            handles.append(t._h)
-    for k in plan.arrays:
-        values[k] = args[k].data.ptr
+        plan = _plan(plans, kernel, device, args)
+    filled = _arguments(plan, args, cid)
+    if filled is None:  # an argument's type differs from the kernel's last launch
+        plan = _plan(plans, kernel, device, args)
+        filled = _arguments(plan, args, cid)
+    values, uses = filled
     plan.pack(plan.view, 0, *values)
-    if tensors:
-        _cuda_use(*handles)
+    if uses:
+        _cuda_use(*uses)
     if type(grid) is tuple and len(grid) == 1:
         gx, gy, gz = grid[0], 1, 1
     else:
@@ -258,6 +257,48 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     else:
         bx, by, bz = _dims(block)
     _launch_kernel(plan.function, gx, gy, gz, bx, by, bz, shared_mem, stream.ptr, plan.address, 0)
+
+
+def _arguments(plan, args, cid):
+    """(the values to pack, the cuda_use call's arguments or None): tensors and CuPy arrays as their device pointers;
+    None when an argument's type is not the plan's."""
+    types = plan.types
+    if len(args) != len(types):
+        return None
+    for k in plan.by_value:
+        if type(args[k]) is not types[k]:
+            return None
+    values = list(args)
+    uses = None
+    if plan.tensors:
+        uses = [cid]
+        for k in plan.tensors:
+            t = args[k]
+            if type(t) is not types[k]:
+                return None
+            info = t._info
+            if info is None or info[6] != "cuda":
+                info = t._cuda()
+            values[k] = info[0]
+            uses.append(t._h)
+    for k in plan.arrays:
+        a = args[k]
+        if type(a) is not types[k]:
+            return None
+        values[k] = a.data.ptr
+    return values, uses
+
+
+def _plan(plans, kernel, device, args):
+    """The plan for these argument types (made once per kernel, device and types), now the kernel's last plan."""
+    key = (id(kernel), device, *map(type, args))
+    plan = plans.get(key)
+    if plan is None or plan.kernel is not kernel:
+        if len(plans) >= _PLANS_MAX:
+            plans.clear()
+        plan = plans[key] = _Plan(kernel, key[2:])
+    plans[id(kernel)] = plan
+    return plan
 
 
 def _launch_kernel(*args):

@@ -20,11 +20,8 @@ class _Context:
     def __init__(self, handle):
         self._h = handle
 
-    def __del__(self):
-        h = self._h
-        if h:
-            self._h = 0
-            _release(h)
+    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    __del__ = _jkompute.handle_finalizer
 
 
 def _java_error():
@@ -49,11 +46,8 @@ class Component:
         self._ctx = context
         self._h = handle
 
-    def __del__(self):
-        h = self._h
-        if h:
-            self._h = 0
-            _release(h)
+    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    __del__ = _jkompute.handle_finalizer
 
     @classmethod
     def get(cls, context, cid, name):
@@ -330,11 +324,8 @@ class Tensor:
         self._array = array
         self._added = False
 
-    def __del__(self):
-        h = self._h
-        if h:
-            self._h = 0
-            _release(h)
+    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    __del__ = _jkompute.handle_finalizer
 
     # ---- finding and adding --------------------------------------------------------------------------------
 

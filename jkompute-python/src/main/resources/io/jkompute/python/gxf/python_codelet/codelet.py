@@ -23,11 +23,8 @@ class _Bridge:
     def __init__(self, handle):
         self._h = handle
 
-    def __del__(self):
-        h = self._h
-        if h:
-            self._h = 0
-            _release(h)
+    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    __del__ = _jkompute.handle_finalizer
 
     def get(self, what):
         return _bridge(self._h, BRIDGE[what])
