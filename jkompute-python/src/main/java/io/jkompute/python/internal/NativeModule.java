@@ -164,8 +164,7 @@ final class NativeModule {
         if (module.address() == 0) {
             throw new IllegalStateException("PyModule_Create2 failed for _jkompute");
         }
-        installEntityFinalizer(module, forever);
-        installHandleFinalizer(module, forever);
+        installFinalizers(module, forever);
         int rc = Py.PyDict_SetItemString(Py.PyImport_GetModuleDict(), forever.allocateFrom("_jkompute"), module);
         if (rc != 0) {
             throw new IllegalStateException("cannot register _jkompute in sys.modules");
@@ -173,15 +172,24 @@ final class NativeModule {
     }
 
     /**
-     * {@code _jkompute.entity_finalizer}: gxf.core.Entity's {@code __del__}, a method descriptor of {@code int} (an
-     * Entity is an int subclass whose value is its handle) whose C function is an upcall releasing that handle.
-     * CPython calls it for a dying Entity with no Python frame in between: a Python-level {@code __del__} costs a
-     * frame per message on top of the release itself.
+     * The module's two {@code __del__} methods, each a method descriptor whose C function is an upcall giving a
+     * handle back, so that CPython finalizes with no Python frame in between (a Python-level {@code __del__} costs a
+     * frame per message or tensor on top of the release itself):
+     * {@code _jkompute.entity_finalizer} for gxf.core.Entity, a method of {@code int} (an Entity is an int subclass
+     * whose value is its handle); {@code _jkompute.handle_finalizer} for the wrappers that keep their handle in
+     * {@code _h} (Tensor, Component, ...), a method of {@code object}.
      */
-    private static void installEntityFinalizer(MemorySegment module, Arena forever) {
+    private static void installFinalizers(MemorySegment module, Arena forever) {
+        handleAttribute = forever.allocateFrom("_h");
+        installFinalizer(module, forever, "entity_finalizer", "PyLong_Type", "releaseEntity");
+        installFinalizer(module, forever, "handle_finalizer", "PyBaseObject_Type", "releaseHandleAttribute");
+    }
+
+    private static void installFinalizer(MemorySegment module, Arena forever, String name, String type,
+                                         String javaMethod) {
         MethodHandle target;
         try {
-            target = MethodHandles.lookup().findStatic(NativeModule.class, "releaseEntity", MethodType.methodType(
+            target = MethodHandles.lookup().findStatic(NativeModule.class, javaMethod, MethodType.methodType(
                     MemorySegment.class, MemorySegment.class, MemorySegment.class));
         } catch (ReflectiveOperationException e) {
             throw new IllegalStateException(e);
@@ -193,39 +201,10 @@ final class NativeModule {
         def.set(ADDRESS, 8, stub);
         def.set(JAVA_INT, 16, METH_NOARGS);
         def.set(ADDRESS, 24, MemorySegment.NULL);
-        MemorySegment descriptor = Py.PyDescr_NewMethod(Py.symbol("PyLong_Type"), def);
-        if (descriptor.address() == 0 || Py.PyObject_SetAttrString(module, forever.allocateFrom("entity_finalizer"),
+        MemorySegment descriptor = Py.PyDescr_NewMethod(Py.symbol(type), def);
+        if (descriptor.address() == 0 || Py.PyObject_SetAttrString(module, forever.allocateFrom(name),
                 descriptor) != 0) {
-            throw new IllegalStateException("cannot create _jkompute.entity_finalizer");
-        }
-        Py.Py_DecRef(descriptor);
-    }
-
-    /**
-     * {@code _jkompute.handle_finalizer}: the {@code __del__} of the gxf wrappers that hold a handle in {@code _h}
-     * (Tensor, Component, ...), a method descriptor of {@code object} whose C function is an upcall giving the handle
-     * back, so that the two tensors a typical tick makes and drops cost no Python frame to finalize.
-     */
-    private static void installHandleFinalizer(MemorySegment module, Arena forever) {
-        MethodHandle target;
-        try {
-            target = MethodHandles.lookup().findStatic(NativeModule.class, "releaseHandleAttribute",
-                    MethodType.methodType(MemorySegment.class, MemorySegment.class, MemorySegment.class));
-        } catch (ReflectiveOperationException e) {
-            throw new IllegalStateException(e);
-        }
-        handleAttribute = forever.allocateFrom("_h");
-        MemorySegment stub = Linker.nativeLinker().upcallStub(target, FunctionDescriptor.of(ADDRESS, ADDRESS,
-                ADDRESS), forever);
-        MemorySegment def = forever.allocate(METHOD_DEF_SIZE, 8);
-        def.set(ADDRESS, 0, forever.allocateFrom("__del__"));
-        def.set(ADDRESS, 8, stub);
-        def.set(JAVA_INT, 16, METH_NOARGS);
-        def.set(ADDRESS, 24, MemorySegment.NULL);
-        MemorySegment descriptor = Py.PyDescr_NewMethod(Py.symbol("PyBaseObject_Type"), def);
-        if (descriptor.address() == 0 || Py.PyObject_SetAttrString(module, forever.allocateFrom("handle_finalizer"),
-                descriptor) != 0) {
-            throw new IllegalStateException("cannot create _jkompute.handle_finalizer");
+            throw new IllegalStateException("cannot create _jkompute." + name);
         }
         Py.Py_DecRef(descriptor);
     }
@@ -260,12 +239,7 @@ final class NativeModule {
             }
             return interpreter().none();
         } catch (Throwable t) {
-            try {
-                interpreter().raise(t);
-            } catch (Throwable again) {
-                // as in dispatch: Python reports a NULL without an exception as a SystemError
-            }
-            return MemorySegment.NULL;
+            return raised(t);
         }
     }
 
@@ -281,12 +255,7 @@ final class NativeModule {
             }
             return interpreter().none();
         } catch (Throwable t) {
-            try {
-                interpreter().raise(t);
-            } catch (Throwable again) {
-                // as in dispatch: Python reports a NULL without an exception as a SystemError
-            }
-            return MemorySegment.NULL;
+            return raised(t);
         }
     }
 
@@ -298,13 +267,18 @@ final class NativeModule {
         } catch (PythonErrorSet e) {
             return MemorySegment.NULL;
         } catch (Throwable t) {
-            try {
-                interpreter().raise(t);
-            } catch (Throwable again) {
-                // nothing sensible is left to report with; Python sees a SystemError for a NULL without exception
-            }
-            return MemorySegment.NULL;
+            return raised(t);
         }
+    }
+
+    /** A Java exception raised in Python; NULL for the upcall to return. */
+    private static MemorySegment raised(Throwable t) {
+        try {
+            interpreter().raise(t);
+        } catch (Throwable again) {
+            // nothing sensible is left to report with; Python sees a SystemError for a NULL without exception
+        }
+        return MemorySegment.NULL;
     }
 
     private static MemorySegment py(Object v) {
