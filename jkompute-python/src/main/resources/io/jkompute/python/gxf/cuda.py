@@ -7,9 +7,7 @@ import struct
 import threading
 
 import _jkompute
-from gxf.std import Tensor
-
-_new = object.__new__
+from gxf.std import Tensor, _new
 
 
 class CudaStream:
@@ -34,7 +32,7 @@ class CudaStreamPool:
         self._ctx = context
         self._h = handle
 
-    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    # gives the handle in _h back with no Python frame
     __del__ = _jkompute.handle_finalizer
 
     @staticmethod
@@ -248,6 +246,7 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     plan.pack(plan.view, 0, *values)
     if uses:
         _cuda_use(*uses)
+    # a 1-D grid and block (the per-frame case) without _dims' call
     if type(grid) is tuple and len(grid) == 1:
         gx, gy, gz = grid[0], 1, 1
     else:

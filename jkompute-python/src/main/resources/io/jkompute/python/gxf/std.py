@@ -20,7 +20,7 @@ class _Context:
     def __init__(self, handle):
         self._h = handle
 
-    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    # gives the handle in _h back with no Python frame
     __del__ = _jkompute.handle_finalizer
 
 
@@ -46,7 +46,7 @@ class Component:
         self._ctx = context
         self._h = handle
 
-    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    # gives the handle in _h back with no Python frame
     __del__ = _jkompute.handle_finalizer
 
     @classmethod
@@ -294,7 +294,7 @@ class TensorDescription:
         self.strides = strides
 
 
-def _dims(shape):
+def _dimensions(shape):
     """A shape's dimensions as a tuple of ints (a Shape's own tuple as it is)."""
     return shape._dims if type(shape) is Shape else tuple(int(d) for d in shape)
 
@@ -324,7 +324,7 @@ class Tensor:
         self._array = array
         self._added = False
 
-    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    # gives the handle in _h back with no Python frame
     __del__ = _jkompute.handle_finalizer
 
     # ---- finding and adding --------------------------------------------------------------------------------
@@ -472,7 +472,7 @@ class Tensor:
                              "it); add a tensor to a new message" % (self._name or ""))
         try:
             h, self._info = _add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
-                                        _storage(storage_type), previous, *_dims(shape))
+                                        _storage(storage_type), previous, *_dimensions(shape))
         except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line
             raise RuntimeError(e.args[0]) from None

@@ -9,7 +9,6 @@ from gxf.std import Allocator, Clock, Receiver, Transmitter, _Context
 from gxf.cuda import CudaStreamPool
 
 _bridge = _jkompute.bridge
-_release = _jkompute.release
 # the bridge's properties, numbered as NativeModule's "bridge" function reads them
 BRIDGE = {name: i for i, name in enumerate(
     ("context", "eid", "cid", "name", "execution_timestamp", "execution_time", "delta_time", "execution_count",
@@ -23,7 +22,7 @@ class _Bridge:
     def __init__(self, handle):
         self._h = handle
 
-    # gives the handle in _h back, with no Python frame (per frame for tensors)
+    # gives the handle in _h back with no Python frame
     __del__ = _jkompute.handle_finalizer
 
     def get(self, what):
