@@ -28,12 +28,17 @@ final class SharedCopy {
         if (p == null) {
             synchronized (SharedCopy.class) {
                 if (pool == null) {
-                    pool = Executors.newFixedThreadPool(THREADS, r -> {
-                        Thread t = new Thread(r, "jkompute-net-copy");
-                        t.setDaemon(true);
-                        sample = t;
-                        return t;
-                    });
+                    java.util.concurrent.ThreadPoolExecutor p0 = (java.util.concurrent.ThreadPoolExecutor)
+                            Executors.newFixedThreadPool(THREADS, r -> {
+                                Thread t = new Thread(r, "jkompute-net-copy");
+                                t.setDaemon(true);
+                                sample = t;
+                                return t;
+                            });
+                    // the threads exist before the first copy asks whether they may read its memory: until one
+                    // existed, every copy stayed on the calling thread
+                    p0.prestartAllCoreThreads();
+                    pool = p0;
                 }
                 p = pool;
             }
