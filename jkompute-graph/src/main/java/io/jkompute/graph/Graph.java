@@ -52,6 +52,8 @@ public final class Graph implements AutoCloseable {
     private Scheduler scheduler;
     private volatile Clock clock;
     private volatile ExecutionContext context;
+    /** A failure reported before the run started (under this graph's lock); it ends the run as soon as it starts. */
+    private GraphException failureBeforeRun;
     private Thread runner;
     private volatile RunResult result;
     private volatile Throwable failure;
@@ -409,13 +411,21 @@ public final class Graph implements AutoCloseable {
 
     /**
      * Stops the run with a failure found outside the scheduler (a network link that broke); {@link #await()} then
-     * throws it. Ignored when the graph is not running; the first failure wins.
+     * throws it. The first failure wins. A failure reported before the run starts (components with threads of their
+     * own, such as a network link, work from activation on) is kept and ends the run as soon as it starts.
      */
     public void fail(GraphException failure) {
-        ExecutionContext ctx = context;
-        if (ctx != null) {
-            ctx.fail(failure);
+        ExecutionContext ctx;
+        synchronized (this) {
+            ctx = context;
+            if (ctx == null) {
+                if (failureBeforeRun == null) {
+                    failureBeforeRun = failure;
+                }
+                return;
+            }
         }
+        ctx.fail(failure);
     }
 
     /** Runs to the end; throws {@link GraphExecutionException} if a codelet or queue failed. */
@@ -435,6 +445,9 @@ public final class Graph implements AutoCloseable {
         }
         List<Entity> scheduled = entities.values().stream().filter(e -> !e.codelets.isEmpty()).toList();
         ExecutionContext ctx = new ExecutionContext(this, clock, scheduled);
+        if (failureBeforeRun != null) {
+            ctx.fail(failureBeforeRun); // the scheduler stops at once; the run ends with this error
+        }
         context = ctx;
         state = State.RUNNING;
         runStart = System.nanoTime();

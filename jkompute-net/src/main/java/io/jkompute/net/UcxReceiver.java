@@ -426,7 +426,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             Thread.onSpinWait();
             Thread.yield();
         }
-        lastCreditNs = System.nanoTime();
+        // the transmitter can say nothing on the link before it has our WELCOME: its silence counts from here
+        lastHeardNs = System.nanoTime();
+        lastCreditNs = lastHeardNs;
         creditSent = freed();
         control = p;
         if (unregisterGoodbye != null) {

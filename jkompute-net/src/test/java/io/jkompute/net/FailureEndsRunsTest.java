@@ -1,8 +1,12 @@
 package io.jkompute.net;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import io.jkompute.graph.Graph;
+import io.jkompute.graph.GraphException;
+import java.nio.file.Path;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.Timeout;
@@ -110,6 +114,37 @@ class FailureEndsRunsTest {
             assertTrue(txCode != 0, "a stopped sender does not exit 0: " + txCode);
             System.out.println("SIGTERM: the receiver ended " + ms + " ms later (sender exit " + txCode + "): "
                     + failed);
+        }
+    }
+
+    /**
+     * A link that fails after the graph loaded but before its run started (the link thread works from activation on)
+     * ends the run as soon as it starts, with the link's error; the run used to wait forever for messages.
+     */
+    @Test
+    void aLinkFailureBeforeTheRunEndsTheRunWhenItStarts() throws Exception {
+        int port = Jvm.freePort();
+        try (Graph g = Graph.loader().file(Path.of(RX)).param("rx/signal/port=" + port)
+                .param("rx/count/count=1000").load()) {
+            UcxReceiver rx = g.entities().stream().flatMap(e -> e.components().stream())
+                    .filter(c -> c instanceof UcxReceiver).map(c -> (UcxReceiver) c).findFirst().orElseThrow();
+            try (Jvm tx = Jvm.timed("tx", TX, "--param", "tx/signal/port=" + port,
+                    "--param", "tx/count/count=100000000")) {
+                tx.awaitLine("READY", 120);
+                long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+                while (rx.linkStatistics().sent() == 0 && System.nanoTime() < deadline) {
+                    Thread.sleep(10);
+                }
+                tx.process.destroy(); // SIGTERM: the sender's goodbye says it failed, and the receiver records it
+                assertTrue(tx.await(30) != 0, tx.output());
+            }
+            long t0 = System.nanoTime();
+            g.runAsync();
+            GraphException e = assertThrows(GraphException.class, () -> g.await(30, TimeUnit.SECONDS));
+            long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - t0);
+            assertTrue(e.getMessage().contains("lost its link") && e.getMessage().contains("stopped by a signal"),
+                    e.getMessage());
+            assertTrue(ms < 5_000, "the run ended " + ms + " ms after it started");
         }
     }
 }
