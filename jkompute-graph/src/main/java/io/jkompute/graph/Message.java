@@ -120,6 +120,16 @@ public final class Message {
     }
 
     /**
+     * A new empty message that belongs to no tick, whatever thread makes it: for components that fill messages from
+     * outside the graph (a network receiver staging what arrived), also when they do so on a scheduler thread in the
+     * middle of a tick. The caller releases it or hands it on; {@code origin} names it in a leak report ("in link
+     * rx/in").
+     */
+    public static Message createDetached(String origin) {
+        return new Message(origin);
+    }
+
+    /**
      * Puts {@code replacement} where {@code old} (found by identity) is, under the same name, and closes {@code old}
      * if it is AutoCloseable: GXF's reshape of an already allocated tensor, whose old memory is given back.
      *

@@ -19,7 +19,6 @@ import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.security.SecureRandom;
 import java.util.concurrent.locks.ReentrantLock;
 import org.agrona.DirectBuffer;
@@ -104,6 +103,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
     private final UnsafeBuffer payloadView = new UnsafeBuffer(0, 0);
     private final BufferClaim claim = new BufferClaim();
+    /** Lays out and writes the messages this link sends (the sending thread's). */
+    private final MessageEncoder encoder = new MessageEncoder();
+    private final WireFormat.IpcExport exportRegion = this::exportRegion;
     private int chunkBytes;
     /** Messages up to this many bytes go in one frame written straight into the log ({@code tryClaim}). */
     private int claimBytes;
@@ -547,16 +549,16 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             }
         }
         long seq = sent + 1;
-        try (Arena staging = Arena.ofConfined()) {
-            referencesInMessage = 0;
-            WireFormat.Encoded e = WireFormat.encode(m, staging, peerDevice == null ? null : this::exportRegion);
+        referencesInMessage = 0;
+        try {
+            long total = encoder.plan(m, peerDevice == null ? null : exportRegion);
             if (referencesInMessage > 0) {
                 // held before the frame goes out, so the receiver's RELEASED always finds it
                 heldByReference.put(seq, m.retain());
                 referencesSent += referencesInMessage;
             }
             try {
-                sendEncoded(seq, e);
+                sendPlanned(seq, total);
             } catch (RuntimeException | Error x) {
                 Message held = heldByReference.remove(seq);
                 if (held != null) {
@@ -564,6 +566,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 }
                 throw x;
             }
+        } finally {
+            encoder.release();
         }
     }
 
@@ -587,20 +591,27 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         return r;
     }
 
-    private void sendEncoded(long seq, WireFormat.Encoded e) {
-        if (slots != null && e.messageBytes() >= sharedFrom) {
-            sendShared(seq, e);
-            bytes += e.messageBytes();
-            sent = seq;
-            return;
-        }
-        if (e.messageBytes() <= claimBytes) {
+    /** Sends the message the encoder planned: in one claimed frame, through a shared slot, or in chunks. */
+    private void sendPlanned(long seq, long total) {
+        if (total <= claimBytes && (slots == null || total < sharedFrom)) {
             sendLock.lock();
             try {
-                sendClaimed(seq, e);
+                sendClaimed(seq, (int) total);
             } finally {
                 sendLock.unlock();
             }
+            bytes += total;
+            sent = seq;
+            return;
+        }
+        try (Arena header = Arena.ofConfined()) {
+            sendEncoded(seq, encoder.encoded(header));
+        }
+    }
+
+    private void sendEncoded(long seq, WireFormat.Encoded e) {
+        if (slots != null && e.messageBytes() >= sharedFrom) {
+            sendShared(seq, e);
             bytes += e.messageBytes();
             sent = seq;
             return;
@@ -729,8 +740,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
      * one frame) instead of a header frame and a payload frame each copied by {@code offer}. The receiver sees the
      * usual DATA chunk covering the whole message.
      */
-    private void sendClaimed(long seq, WireFormat.Encoded e) {
-        int total = (int) e.messageBytes();
+    private void sendClaimed(long seq, int total) {
         int len = Frames.HEADER + total;
         offerIdle.reset();
         long r;
@@ -742,17 +752,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             MutableDirectBuffer b = claim.buffer();
             int at = claim.offset();
             Frames.header(b, at, Frames.DATA, Frames.FLAG_LAST, seq, total, 0, ++outCounter);
-            int body = at + Frames.HEADER;
-            b.setMemory(body, total, (byte) 0); // the padding between parts; a log is not guaranteed zeroed here
-            List<WireFormat.Part> parts = e.parts();
-            for (int i = 0, np = parts.size(); i < np; i++) {
-                WireFormat.Part p = parts.get(i);
-                int n = (int) p.bytes().byteSize();
-                if (n > 0) {
-                    payloadView.wrap(p.bytes().asByteBuffer());
-                    b.putBytes(body + (int) p.offset(), payloadView, 0, n);
-                }
-            }
+            encoder.writeTo(b, at + Frames.HEADER);
             Frames.sign(out, b, at, total);
         } catch (RuntimeException | Error x) {
             claim.abort();

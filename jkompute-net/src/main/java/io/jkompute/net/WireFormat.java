@@ -147,157 +147,9 @@ public final class WireFormat {
      * caller keeps them allocated and unchanged until the receiver has copied them.
      */
     public static Encoded encode(Message m, Arena staging, IpcExport export) {
-        List<String> names = new ArrayList<>();
-        List<Object> values = new ArrayList<>();
-        m.forEach((n, v) -> {
-            names.add(n);
-            values.add(v);
-        });
-        if (values.size() > 0xFFFF) {
-            throw new IllegalArgumentException("a message of " + values.size() + " components is too large");
-        }
-        byte[][] nameBytes = new byte[values.size()][];
-        IpcRegion[] refs = new IpcRegion[values.size()];
-        long headerLen = HEADER_FIXED;
-        for (int i = 0; i < values.size(); i++) {
-            nameBytes[i] = names.get(i).getBytes(StandardCharsets.UTF_8);
-            if (nameBytes[i].length > 0xFFFF) {
-                throw new IllegalArgumentException("component name longer than 65535 bytes");
-            }
-            headerLen += 4 + nameBytes[i].length;
-            Object v = values.get(i);
-            if (v instanceof Timestamp) {
-                headerLen += 16;
-            } else if (v instanceof GraphTensor t) {
-                headerLen += 4 + 16L * t.shape().length + 16;
-                if (export != null && !(t instanceof HostTensor) && t.byteSize() > 0) {
-                    refs[i] = export.export(t);
-                    if (refs[i] != null) {
-                        if (refs[i].handle().length < 1 || refs[i].handle().length > MAX_HANDLE) {
-                            throw new IllegalArgumentException("a device buffer handle of " + refs[i].handle().length
-                                    + " bytes (1 to " + MAX_HANDLE + ")");
-                        }
-                        headerLen += 4 + refs[i].handle().length;
-                    }
-                }
-            } else if (v instanceof String s) {
-                headerLen += 4 + s.getBytes(StandardCharsets.UTF_8).length;
-            } else {
-                throw new IllegalArgumentException("component '" + names.get(i) + "' of type "
-                        + v.getClass().getName() + " cannot cross a process boundary: the wire carries timestamps, "
-                        + "host and device tensors and strings");
-            }
-        }
-        long headerPadded = align(headerLen);
-        MemorySegment h = staging.allocate(headerLen, 8);
-        List<Part> parts = new ArrayList<>(1 + values.size());
-        parts.add(new Part(0, h));
-        long pos = HEADER_FIXED;
-        long payloadAt = headerPadded;
-        for (int i = 0; i < values.size(); i++) {
-            Object v = values.get(i);
-            int kind = v instanceof Timestamp ? KIND_TIMESTAMP : v instanceof HostTensor ? KIND_HOST_TENSOR
-                    : refs[i] != null ? KIND_DEVICE_REF : v instanceof GraphTensor ? KIND_DEVICE_TENSOR : KIND_STRING;
-            h.set(ValueLayout.JAVA_BYTE, pos, (byte) kind);
-            h.set(ValueLayout.JAVA_BYTE, pos + 1, (byte) 0);
-            h.set(U16, pos + 2, (short) nameBytes[i].length);
-            MemorySegment.copy(MemorySegment.ofArray(nameBytes[i]), 0, h, pos + 4, nameBytes[i].length);
-            pos += 4 + nameBytes[i].length;
-            switch (v) {
-                case Timestamp ts -> {
-                    h.set(I64, pos, ts.pubtime());
-                    h.set(I64, pos + 8, ts.acqtime());
-                    pos += 16;
-                }
-                case GraphTensor t -> {
-                    long[] shape = t.shape();
-                    long[] strides;
-                    MemorySegment bytes;
-                    int storage;
-                    if (t instanceof HostTensor ht) {
-                        strides = ht.strides();
-                        long extent = extent(shape, strides, t.dataType().byteSize());
-                        long elements = 1;
-                        for (long d : shape) {
-                            elements *= d;
-                        }
-                        if (elements * t.dataType().byteSize() > extent) {
-                            throw new IllegalArgumentException("tensor '" + names.get(i) + "' has overlapping "
-                                    + "elements (strides " + java.util.Arrays.toString(strides) + "); the wire "
-                                    + "carries tensors whose elements do not overlap: send a contiguous copy");
-                        }
-                        bytes = ht.data().asSlice(0, extent);
-                        storage = ht.storage() == io.jkompute.graph.StorageType.SYSTEM ? 1 : 0;
-                    } else if (refs[i] != null) {
-                        strides = io.jkompute.graph.GraphTensor.denseStrides(shape, t.dataType().byteSize());
-                        bytes = null;
-                        storage = 2;
-                    } else {
-                        strides = io.jkompute.graph.GraphTensor.denseStrides(shape, t.dataType().byteSize());
-                        bytes = t.toHost(staging).asSlice(0, t.byteSize());
-                        storage = 2;
-                    }
-                    if (shape.length > 255) {
-                        throw new IllegalArgumentException("tensor '" + names.get(i) + "' has rank " + shape.length
-                                + "; the wire carries at most 255");
-                    }
-                    h.set(ValueLayout.JAVA_BYTE, pos, (byte) code(t.dataType()));
-                    h.set(ValueLayout.JAVA_BYTE, pos + 1, (byte) storage);
-                    h.set(ValueLayout.JAVA_BYTE, pos + 2, (byte) shape.length);
-                    h.set(ValueLayout.JAVA_BYTE, pos + 3, (byte) 0);
-                    pos += 4;
-                    for (long d : shape) {
-                        h.set(I64, pos, d);
-                        pos += 8;
-                    }
-                    for (long s : strides) {
-                        h.set(I64, pos, s);
-                        pos += 8;
-                    }
-                    if (bytes == null) {
-                        // by reference: the bytes stay in the sender's device buffer
-                        byte[] handle = refs[i].handle();
-                        h.set(I64, pos, refs[i].offset());
-                        h.set(I64, pos + 8, t.byteSize());
-                        h.set(U16, pos + 16, (short) handle.length);
-                        h.set(U16, pos + 18, (short) 0);
-                        MemorySegment.copy(MemorySegment.ofArray(handle), 0, h, pos + 20, handle.length);
-                        pos += 20 + handle.length;
-                        continue;
-                    }
-                    h.set(I64, pos, bytes.byteSize() == 0 ? 0 : payloadAt);
-                    h.set(I64, pos + 8, bytes.byteSize());
-                    pos += 16;
-                    if (bytes.byteSize() > 0) {
-                        parts.add(new Part(payloadAt, bytes));
-                    }
-                    if (bytes.byteSize() > 0) {
-                        payloadAt = align(payloadAt + bytes.byteSize());
-                    }
-                }
-                case String s -> {
-                    byte[] b = s.getBytes(StandardCharsets.UTF_8);
-                    h.set(U32, pos, b.length);
-                    MemorySegment.copy(MemorySegment.ofArray(b), 0, h, pos + 4, b.length);
-                    pos += 4 + b.length;
-                }
-                default -> throw new AssertionError();
-            }
-        }
-        long total = payloadAt;
-        if (parts.size() > 1) {
-            Part last = parts.get(parts.size() - 1);
-            total = last.offset + last.bytes.byteSize();
-        } else {
-            total = headerLen;
-        }
-        h.set(U32, 0, MAGIC);
-        h.set(U16, 4, (short) VERSION);
-        h.set(U16, 6, (short) values.size());
-        h.set(I64, 8, total);
-        h.set(U32, 16, (int) headerLen);
-        h.set(U32, 20, 0);
-        return new Encoded(total, parts);
+        MessageEncoder e = new MessageEncoder(staging);
+        e.plan(m, export);
+        return e.encoded(staging);
     }
 
     /** Decodes a whole message; host tensors keep referring to {@code bytes} (which must stay alive). */
@@ -372,7 +224,8 @@ public final class WireFormat {
                     + "-byte header");
         }
         long payloadFloor = align(headerLen);
-        Message m = Message.create();
+        // no tick's: a receiver decodes on its link thread or, polling, on a scheduler thread inside another tick
+        Message m = Message.createDetached("received from a link");
         boolean ok = false;
         try {
             long pos = HEADER_FIXED;
