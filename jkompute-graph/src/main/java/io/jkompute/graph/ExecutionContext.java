@@ -7,6 +7,7 @@ import java.util.List;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BooleanSupplier;
 import java.util.function.Consumer;
 
 /**
@@ -134,7 +135,8 @@ public final class ExecutionContext {
      * A negative timeout waits without limit. Returns whether an event arrived.
      */
     public boolean awaitEvent(long seenSequence, long timeoutNanos) throws InterruptedException {
-        if (timeoutNanos != 0 && BackoffIdle.await(() -> eventSequence.sum() != seenSequence || stopRequested())) {
+        if (timeoutNanos != 0 && backOff(() -> eventSequence.sum() != seenSequence || stopRequested(),
+                timeoutNanos < 0 ? Long.MAX_VALUE : timeoutNanos)) {
             return eventSequence.sum() != seenSequence;
         }
         eventLock.lock();
@@ -155,6 +157,42 @@ public final class ExecutionContext {
         } finally {
             eventWaiters--;
             eventLock.unlock();
+        }
+    }
+
+    /**
+     * What a scheduler thread with nothing to run does before it parks, returning true as soon as {@code done} holds
+     * (false if it still does not at the end). Without pollers: spins briefly, then yields ({@link BackoffIdle}).
+     * With pollers ({@link Graph#addPoller}): the same back-off, calling them at every look, and then yields on for
+     * the graph's poll spin after the last work they found (at most {@code maxNanos}), so a message arriving
+     * meanwhile is taken in and ticked by this thread; an idle graph still parks once the spin is over.
+     */
+    public boolean backOff(BooleanSupplier done, long maxNanos) {
+        Poller[] ps = graph.pollers();
+        if (ps.length == 0) {
+            return BackoffIdle.await(done);
+        }
+        long spin = Math.min(graph.pollSpinNs(), maxNanos);
+        long since = System.nanoTime();
+        int idleRounds = 0;
+        while (true) {
+            int work = 0;
+            for (Poller p : ps) {
+                work += p.poll();
+            }
+            if (done.getAsBoolean()) {
+                return true;
+            }
+            if (work > 0) {
+                since = System.nanoTime();
+                idleRounds = 0;
+            } else if (++idleRounds <= BackoffIdle.SPINS) {
+                Thread.onSpinWait();
+            } else if (idleRounds <= BackoffIdle.SPINS + BackoffIdle.YIELDS || System.nanoTime() - since < spin) {
+                Thread.yield(); // on a machine with fewer cores than busy threads, the sender may need this core
+            } else {
+                return false;
+            }
         }
     }
 

@@ -61,6 +61,10 @@ public final class Graph implements AutoCloseable {
     private volatile io.jkompute.Shutdown.Registration onStop;
     private final java.util.concurrent.CountDownLatch closedLatch = new java.util.concurrent.CountDownLatch(1);
     private long runStart;
+    private final Object pollerLock = new Object();
+    private volatile Poller[] pollers = {};
+    private final List<Long> pollerSpins = new ArrayList<>();
+    private volatile long pollSpinNs;
 
     private Graph(ComponentRegistry registry) {
         this.registry = registry;
@@ -407,6 +411,49 @@ public final class Graph implements AutoCloseable {
         if (ctx != null) {
             ctx.notifyEvent(e);
         }
+    }
+
+    /**
+     * Registers work from outside the graph that a scheduler thread with nothing to run does itself for up to
+     * {@code spinNs} after its last event before it parks (the longest any registered poller asks for); see
+     * {@link Poller}. Components register in {@code initialize()} and remove theirs in {@code deinitialize()}.
+     */
+    public void addPoller(Poller p, long spinNs) {
+        if (spinNs < 0) {
+            throw new IllegalArgumentException("spinNs must be ≥ 0, got " + spinNs);
+        }
+        synchronized (pollerLock) {
+            List<Poller> ps = new ArrayList<>(List.of(pollers));
+            ps.add(p);
+            pollers = ps.toArray(Poller[]::new);
+            pollerSpins.add(spinNs);
+            pollSpinNs = pollerSpins.stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+    }
+
+    /** Removes a poller added with {@link #addPoller} (its first registration, if added twice). */
+    public void removePoller(Poller p) {
+        synchronized (pollerLock) {
+            List<Poller> ps = new ArrayList<>(List.of(pollers));
+            int i = ps.indexOf(p);
+            if (i < 0) {
+                return;
+            }
+            ps.remove(i);
+            pollerSpins.remove(i);
+            pollers = ps.toArray(Poller[]::new);
+            pollSpinNs = pollerSpins.stream().mapToLong(Long::longValue).max().orElse(0);
+        }
+    }
+
+    /** The registered pollers (an array the caller must not change). */
+    Poller[] pollers() {
+        return pollers;
+    }
+
+    /** How long a waiting scheduler thread polls before it parks, while pollers are registered. */
+    long pollSpinNs() {
+        return pollSpinNs;
     }
 
     /**

@@ -49,6 +49,14 @@ public abstract class QueuedReceiver extends Receiver {
     protected void placesFreed() {
     }
 
+    /**
+     * Called on the entity's thread at the start of every {@link #sync()}: a receiver fed from outside takes in what
+     * has arrived by then (a network link polls its socket), so a codelet that syncs its receiver while it waits
+     * gets the message from its own thread. Must not block.
+     */
+    protected void takeArrivals() {
+    }
+
     /** Messages popped by the entity so far (read from any thread). */
     protected final long poppedCount() {
         return popped;
@@ -91,6 +99,7 @@ public abstract class QueuedReceiver extends Receiver {
 
     @Override
     public final void sync() {
+        takeArrivals();
         long dropped = queue.dropped();
         queue.sync();
         if (queue.dropped() != dropped) {

@@ -18,6 +18,26 @@ final class NetSettings {
     /** One connection retry waits this long (maximum_connection_retries of them). */
     static final long RETRY_NS = TimeUnit.MILLISECONDS.toNanos(Long.getLong("jkompute.net.retryMs", 500));
 
+    /**
+     * How long a scheduler thread of a graph with links keeps polling them after its last event before it parks
+     * ({@link io.jkompute.graph.Poller}): {@code jkompute.net.schedulerSpinUs} (100 µs on machines of 8 cores or
+     * more; 0, the scheduler's brief back-off alone, on smaller ones, where a spinning thread takes a core that the
+     * other side of a link on the same host may need), or the graph's UcxContext {@code busy_poll_us} when that is
+     * longer. A message within that time of the last one is ticked by the thread that polled it, without a wake-up;
+     * an idle graph parks after it.
+     */
+    static long schedulerSpinNs(Graph graph) {
+        long byDefault = Runtime.getRuntime().availableProcessors() >= 8 ? 100 : 0;
+        long spin = TimeUnit.MICROSECONDS.toNanos(Long.getLong("jkompute.net.schedulerSpinUs", byDefault));
+        return Math.max(spin, UcxContext.busyPollNs(graph));
+    }
+
+    /**
+     * A link thread leaves its polling to the graph's threads while one of them polled within this time (a polling
+     * thread looks every microsecond or so): it takes over soon after they stop.
+     */
+    static final long GRAPH_POLLS_NS = TimeUnit.MICROSECONDS.toNanos(20);
+
     private Parameter<Long> capacity;
     private Parameter<QueuePolicy> policy;
 

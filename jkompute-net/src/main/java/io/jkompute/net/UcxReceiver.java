@@ -105,11 +105,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private long creditSent = -1;
     /** Messages received when the last credit went out: same-host links report each (the sender reuses slots). */
     private long creditReceived;
-    /** The shared slots of a same-host transmitter, mapped (poller thread only). */
+    /** The shared slots of a same-host transmitter, mapped (under dutyLock). */
     private SharedMaps shared;
     /** Memory for large arriving messages, reused (see {@link HostBufferPool}). */
     private HostBufferPool pool;
-    /** A message was staged since the graph was last notified (poller thread only). */
+    /** A message was staged since the graph was last notified (under dutyLock). */
     private boolean arrived;
     /** Places freed that a CREDIT waits for while frames keep arriving. */
     private long creditBatch = 1;
@@ -124,20 +124,31 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private long lastCreditNs;
     /**
      * This graph's GPU when this link takes device tensors by reference (decided at the HELLO: the transmitter named
-     * the same GPU and {@code allocator} is a pool of memory that can be shared), else null (poller thread only).
+     * the same GPU and {@code allocator} is a pool of memory that can be shared), else null (under dutyLock).
      */
     private byte[] referenceDevice;
-    /** The other process's buffers opened so far, kept open for the link (poller thread only; closed at the end). */
+    /** The other process's buffers opened so far, kept open for the link (under dutyLock; closed at the end). */
     private io.jkompute.graph.IpcImports imports;
-    /** Device tensors copied by reference in the message being decoded (poller thread only). */
+    /** Device tensors copied by reference in the message being decoded (under dutyLock). */
     private int referencesInMessage;
     /** Device tensors that came by reference. */
     private volatile long referencesReceived;
 
     /** The poller's idle; a place freed by the graph wakes it so the credit goes out at once. */
     private LinkIdle idle;
+    /**
+     * Held by whichever thread runs the duty cycle (this link's thread or a scheduler thread of the graph): the
+     * subscription, the reassembly and the counters below are used under it only.
+     */
+    private final java.util.concurrent.locks.ReentrantLock dutyLock = new java.util.concurrent.locks.ReentrantLock();
+    private final FragmentAssembler assembler = new FragmentAssembler(this::onFragment);
+    private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
+    /** This link's work for the graph's waiting scheduler threads. */
+    private io.jkompute.graph.Poller graphPoller;
+    /** When a thread of the graph last polled this link (System.nanoTime). */
+    private volatile long graphPolledNs;
 
-    // reassembly (poller thread only)
+    // reassembly (under dutyLock)
     private MemorySegment assembling;
     private Arena assemblingArena;
     private long assemblingSeq;
@@ -212,6 +223,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         idle = new LinkIdle(100, 100, 1_000, 100_000, UcxContext.busyPollNs(graph()),
                 () -> control != null && (freed() != creditSent || !releases.isEmpty()));
         running = true;
+        graphPoller = this::pollNow;
+        graph().addPoller(graphPoller, NetSettings.schedulerSpinNs(graph()));
         poller = new Thread(this::poll, "jkompute-net-rx " + path());
         poller.setDaemon(true);
         poller.start();
@@ -228,48 +241,98 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         return null;
     }
 
+    /**
+     * The link's own thread: the duty cycle whenever the graph's threads are not doing it (see {@link #pollNow}): while
+     * a scheduler thread polls this link it idles, so the two do not take turns at the lock.
+     */
     private void poll() {
-        FragmentAssembler assembler = new FragmentAssembler(this::onFragment);
-        UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
-        try {
-            while (running) {
-                int work = data.poll(assembler, 64);
-                if (arrived) {
-                    // one wake-up of the receiving graph per poll, however many messages it brought
-                    arrived = false;
-                    graph().notify(entity());
-                }
-                long now = System.nanoTime();
-                Publication c = control;
-                if (c != null && failure == null) {
-                    sendReleases(c, frame);
-                    long freed = freed();
-                    long got = received;
-                    // while frames keep coming, places freed are granted in batches (a sixteenth of the queue); as
-                    // soon as a poll finds nothing, whatever was freed goes out, so a sender waiting for room gets it
-                    if ((freed != creditSent && (work == 0 || freed - creditSent >= creditBatch))
-                            || (shared != null && got != creditReceived)
-                            || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
-                        Frames.header(frame, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
-                        Frames.sign(out, frame, 0, 0);
-                        if (c.offer(frame, 0, Frames.HEADER) > 0) {
-                            creditSent = freed;
-                            creditReceived = got;
-                            lastCreditNs = now;
-                        }
-                    }
-                    if (!peerClosed && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
-                        lose("no heartbeat for " + (now - lastHeardNs) / 1_000_000 + " ms (the sending process "
-                                + "ended or the network is cut)");
-                    }
-                }
-                idle.idle(work);
+        while (running) {
+            if (System.nanoTime() - graphPolledNs < NetSettings.GRAPH_POLLS_NS) {
+                java.util.concurrent.locks.LockSupport.parkNanos(this, NetSettings.GRAPH_POLLS_NS);
+            } else {
+                idle.idle(duty());
             }
+        }
+    }
+
+    /**
+     * One duty cycle from a thread of the graph, if no other thread is in one: a scheduler thread with nothing to run
+     * ({@link io.jkompute.graph.Poller}) or one syncing this receiver. Returns the work done.
+     */
+    private int pollNow() {
+        graphPolledNs = System.nanoTime();
+        return duty();
+    }
+
+    /** The duty cycle under {@link #dutyLock}, if free; a failure ends the link and nothing is thrown to the caller. */
+    private int duty() {
+        if (!running || !dutyLock.tryLock()) {
+            return 0;
+        }
+        try {
+            return dutyCycle();
         } catch (RuntimeException | Error e) {
             if (running) {
                 lose(e.toString());
                 LOG.error("{}: link failed", path(), e);
             }
+            return 0;
+        } finally {
+            dutyLock.unlock();
+        }
+    }
+
+    /**
+     * Takes in the frames that arrived (staging their messages and waking the graph once), then sends what is due to
+     * the transmitter: released slots, a credit, a heartbeat. Under {@link #dutyLock}.
+     */
+    private int dutyCycle() {
+        int work = data.poll(assembler, 64);
+        if (arrived) {
+            // one wake-up of the receiving graph per poll, however many messages it brought
+            arrived = false;
+            graph().notify(entity());
+        }
+        long now = System.nanoTime();
+        Publication c = control;
+        if (c != null && failure == null) {
+            sendReleases(c, frame);
+            long freed = freed();
+            long got = received;
+            if (creditDue(freed, got) || now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
+                sendCredit(c, freed, got, now);
+            }
+            if (!peerClosed && now - lastHeardNs > NetSettings.TIMEOUT_NS) {
+                lose("no heartbeat for " + (now - lastHeardNs) / 1_000_000 + " ms (the sending process "
+                        + "ended or the network is cut)");
+            }
+        }
+        return work;
+    }
+
+    /**
+     * Whether the places freed since the last credit should go to the transmitter now: a batch of them (a sixteenth
+     * of the queue, each one for queues under 32), or any as soon as the transmitter may have used half of the room
+     * it was given (it can be short of room only then), or every arrival on a same-host link (whose slots the
+     * transmitter reuses once counted). A streaming link thus sends a credit per batch, not per message, and a
+     * transmitter never waits for room that was freed.
+     */
+    private boolean creditDue(long freed, long got) {
+        if (freed == creditSent) {
+            return shared != null && got != creditReceived;
+        }
+        return freed - creditSent >= creditBatch || got - creditSent >= capacity() / 2
+                || (shared != null && got != creditReceived);
+    }
+
+    /** A CREDIT frame with the counts (under {@link #dutyLock}). */
+    private void sendCredit(Publication c, long freed, long got, long now) {
+        Frames.header(frame, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
+        Frames.sign(out, frame, 0, 0);
+        if (c.offer(frame, 0, Frames.HEADER) > 0) {
+            creditSent = freed;
+            creditReceived = got;
+            lastCreditNs = now;
         }
     }
 
@@ -664,7 +727,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     /** Bytes copied out of a shared slot between two looks at the heartbeat. */
     private static final long COPY_PIECE = 16L << 20;
 
-    /** RELEASED frames for the slots given back since the last poll (poller thread only). */
+    /** RELEASED frames for the slots given back since the last poll (under dutyLock). */
     private void sendReleases(Publication c, UnsafeBuffer frame) {
         long[] r;
         while ((r = releases.peek()) != null) {
@@ -678,7 +741,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         }
     }
 
-    /** A CREDIT with the current counts if none went out for a heartbeat period (poller thread only). */
+    /** A CREDIT with the current counts if none went out for a heartbeat period (under dutyLock). */
     private void heartbeatIfDue() {
         Publication c = control;
         long now = System.nanoTime();
@@ -761,6 +824,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             unregisterGoodbye = null;
         }
         running = false;
+        if (graphPoller != null) {
+            graph().removePoller(graphPoller);
+            graphPoller = null;
+        }
         if (poller != null) {
             try {
                 poller.join(5000);
@@ -768,6 +835,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                 Thread.currentThread().interrupt();
             }
         }
+        // a scheduler thread may still be in a duty cycle it began before running went false
+        dutyLock.lock();
+        dutyLock.unlock();
         Publication c = control;
         if (c != null) {
             // goodbye; when this side's run failed (or was interrupted) the transmitter fails too, with our reason
@@ -814,12 +884,42 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         }
     }
 
-    /** A place freed by the graph (a pop, a drop): the poller sends the credit now rather than after its park. */
+    /**
+     * A place freed by the graph (a pop, a drop): the credit goes out now, from the graph's thread when no other
+     * thread is in the duty cycle (else that thread sends it), rather than after the link thread's park.
+     */
     @Override
     protected void placesFreed() {
+        if (running && dutyLock.tryLock()) {
+            try {
+                Publication c = control;
+                long freed = freed();
+                long got = received;
+                if (c != null && failure == null && creditDue(freed, got)) {
+                    sendCredit(c, freed, got, System.nanoTime());
+                }
+            } catch (RuntimeException e) {
+                lose(e.toString());
+            } finally {
+                dutyLock.unlock();
+            }
+            return;
+        }
         LinkIdle i = idle;
         if (i != null) {
             i.wake();
+        }
+    }
+
+    /**
+     * A codelet syncing an empty receiver takes in what has arrived itself (see {@link #pollNow}), so one that waits
+     * for a message gets it without a hand-off; while messages are queued, the link thread goes on taking in the
+     * next ones beside the graph.
+     */
+    @Override
+    protected void takeArrivals() {
+        if (size() + backSize() == 0) {
+            pollNow();
         }
     }
 

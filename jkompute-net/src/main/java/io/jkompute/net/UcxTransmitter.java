@@ -115,6 +115,13 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
      * message.
      */
     private LinkIdle roomIdle;
+    /** Held by the thread taking in the return path's frames: the subscription and the counters it sets. */
+    private final ReentrantLock controlLock = new ReentrantLock();
+    private final io.aeron.logbuffer.FragmentHandler controlHandler = this::onControl;
+    /** This link's work for the graph's waiting scheduler threads. */
+    private io.jkompute.graph.Poller graphPoller;
+    /** When a thread of the graph last polled the return path (System.nanoTime). */
+    private volatile long graphPolledNs;
     /** The credit poller's idle (only Aeron polling finds its work, so nothing wakes it). */
     private LinkIdle pollIdle;
     /** Aeron back-pressure: only polling finds room in the log, so plain back-off. */
@@ -200,16 +207,21 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         chunkBytes = Math.min(data.maxMessageLength(), 64 * 1024) - Frames.HEADER;
         claimBytes = data.maxPayloadLength() - Frames.HEADER;
         long busyNs = UcxContext.busyPollNs(graph());
-        roomIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs, this::mayProceed);
+        // the sending thread polls the return path itself while it waits: it spins as a waiting scheduler thread
+        // does, so a credit that comes within that time is taken without a park
+        long spinNs = NetSettings.schedulerSpinNs(graph());
+        roomIdle = new LinkIdle(100, 10, 1_000, 200_000, spinNs, this::mayProceed);
         pollIdle = new LinkIdle(100, 100, 1_000, 100_000, busyNs, () -> false);
         linkId = new SecureRandom().nextLong();
         slots = sharedSlots(host, linkId);
-        slotIdle = new LinkIdle(100, 10, 1_000, 200_000, busyNs,
+        slotIdle = new LinkIdle(100, 10, 1_000, 200_000, spinNs,
                 () -> failure != null || peerClosed || slots == null || slots.anyFree(sharedLimit));
         sharedFrom = Long.getLong("jkompute.net.sharedFromBytes", 256 * 1024);
         ownDevice = slots == null ? null : referenceDevice(graph());
         startNs = System.nanoTime();
         running = true;
+        graphPoller = this::pollFromGraph;
+        graph().addPoller(graphPoller, NetSettings.schedulerSpinNs(graph()));
         poller = new Thread(this::poll, "jkompute-net-tx " + path());
         poller.setDaemon(true);
         poller.start();
@@ -265,8 +277,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         long maxWait = retries.get() * NetSettings.RETRY_NS;
         try {
             while (running) {
-                int work = control.poll(this::onControl, 64);
+                // while a thread of the graph polls the return path (waiting for room, or with nothing to run), this
+                // thread leaves it to that one rather than taking turns at the lock
                 long now = System.nanoTime();
+                int work = now - graphPolledNs < NetSettings.GRAPH_POLLS_NS ? 0 : pollControl(false);
                 if (!welcomed) {
                     if (now - lastBeat > 100_000_000L && data.isConnected()) {
                         // the HELLO names this side's GPU when it can send device tensors by reference
@@ -321,8 +335,50 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     }
 
     /**
-     * Frames on the return path. A frame from anyone but the linked receiver is dropped and counted; nothing thrown
-     * here reaches Aeron's handler.
+     * Takes in the frames of the return path (credits, releases, the receiver's goodbye) if no other thread is doing
+     * so: the link's thread, a scheduler thread of this graph with nothing to run ({@link io.jkompute.graph.Poller}),
+     * or the sending thread while it waits for room ({@code wait}: it takes the lock even if another thread holds
+     * it for a moment, so that a credit it waits for is never left to a thread that would have to wake it). Returns
+     * the frames taken; a failure ends the link.
+     */
+    private int pollControl(boolean wait) {
+        if (!running) {
+            return 0;
+        }
+        if (wait) {
+            controlLock.lock();
+        } else if (!controlLock.tryLock()) {
+            return 0;
+        }
+        try {
+            Subscription c = control;
+            return c == null ? 0 : c.poll(controlHandler, 64);
+        } catch (RuntimeException | Error e) {
+            if (running) {
+                lose(e.toString());
+                LOG.error("{}: link failed", path(), e);
+            }
+            return 0;
+        } finally {
+            controlLock.unlock();
+        }
+    }
+
+    /** The graph's waiting scheduler threads poll the return path (see {@link io.jkompute.graph.Poller}). */
+    private int pollFromGraph() {
+        graphPolledNs = System.nanoTime();
+        return pollControl(false);
+    }
+
+    /** The sending thread, waiting for the link or for room, polls the return path itself. */
+    private int pollForRoom() {
+        graphPolledNs = System.nanoTime();
+        return pollControl(true);
+    }
+
+    /**
+     * Frames on the return path (under {@link #controlLock}). A frame from anyone but the linked receiver is dropped
+     * and counted; nothing thrown here reaches Aeron's handler.
      */
     private void onControl(DirectBuffer b, int offset, int length, Header header) {
         if (failure != null) {
@@ -380,6 +436,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                         return;
                     }
                     held.release(); // the buffers go back to their pools
+                    graph().notify(entity()); // a term waiting for a free block (MemoryAvailable) looks again
                     return;
                 }
                 SharedSlots sl = slots;
@@ -523,7 +580,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             if (failure != null) {
                 throw failed();
             }
-            idle.idle();
+            idle.idle(pollForRoom());
         }
         if (peerClosed) {
             throw failure != null ? failed() : closedByPeer();
@@ -539,7 +596,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 if (peerClosed) {
                     throw closedByPeer();
                 }
-                idle.idle();
+                idle.idle(pollForRoom());
                 long now = System.nanoTime();
                 if (now - lastNote > WAIT_NOTE_NS) {
                     lastNote = now;
@@ -664,7 +721,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             if (peerClosed) {
                 throw closedByPeer();
             }
-            idle.idle();
+            idle.idle(pollForRoom());
             long now = System.nanoTime();
             if (now - lastNote > WAIT_NOTE_NS) {
                 lastNote = now;
@@ -840,6 +897,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         }
         awaitConfirmation();
         running = false;
+        if (graphPoller != null) {
+            graph().removePoller(graphPoller);
+            graphPoller = null;
+        }
         if (poller != null) {
             try {
                 poller.join(5000);
@@ -880,8 +941,13 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             data = null;
         }
         if (control != null) {
-            control.close();
-            control = null;
+            controlLock.lock(); // a scheduler thread may be in a poll it began before running went false
+            try {
+                control.close();
+                control = null;
+            } finally {
+                controlLock.unlock();
+            }
         }
         if (transport != null) {
             transport.release();

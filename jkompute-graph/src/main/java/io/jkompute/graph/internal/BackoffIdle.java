@@ -7,8 +7,10 @@ import java.util.function.BooleanSupplier;
  * hand-off through park/unpark costs tens of µs; most hand-offs in a pipeline come within a few µs.
  */
 public final class BackoffIdle {
-    private static final int SPINS = 200;
-    private static final int YIELDS = 20;
+    /** Looks between spins before yielding. */
+    public static final int SPINS = 200;
+    /** Looks between yields before the caller parks. */
+    public static final int YIELDS = 20;
 
     private BackoffIdle() {
     }

@@ -9,7 +9,6 @@ import io.jkompute.graph.SchedulingCondition;
 import io.jkompute.graph.SchedulingConditionType;
 import io.jkompute.graph.StopReason;
 import io.jkompute.graph.Transmitter;
-import io.jkompute.graph.internal.BackoffIdle;
 import java.util.ArrayList;
 import java.util.IdentityHashMap;
 import java.util.List;
@@ -249,7 +248,7 @@ final class WorkerPool {
             idle.startSearching();
             boolean found;
             try {
-                found = BackoffIdle.await(this::workPending);
+                found = ctx.backOff(this::workPending, parkNs);
             } finally {
                 idle.stopSearching();
             }
