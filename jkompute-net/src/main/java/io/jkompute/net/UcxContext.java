@@ -18,7 +18,9 @@ import io.jkompute.graph.Registrar;
  * UcxTransmitter's credit poller and its wait for room) keeps spinning after its last work before it yields and
  * parks. 0 spins briefly (about a hundred spins and yields) and then parks for up to 100–200 µs, so an idle link
  * costs little CPU but a message that finds its poller parked waits out the park. A positive value keeps up to one
- * core busy per link thread for that long after each message, for lower and steadier latency while traffic flows.
+ * core busy per link thread for that long after each message, for lower and steadier latency while traffic flows;
+ * the graph's scheduler threads, which poll the links themselves while they have nothing to run, then poll at least
+ * that long before they park.
  */
 public class UcxContext extends Component {
     /**
