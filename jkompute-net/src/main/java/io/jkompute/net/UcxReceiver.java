@@ -140,7 +140,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
      * Held by whichever thread runs the duty cycle (this link's thread or a scheduler thread of the graph): the
      * subscription, the reassembly and the counters below are used under it only.
      */
-    private final java.util.concurrent.locks.ReentrantLock dutyLock = new java.util.concurrent.locks.ReentrantLock();
+    private final PollingLock dutyLock = new PollingLock();
+    private final java.util.function.IntSupplier dutyCycle = this::dutyCycle;
+    private final java.util.function.Consumer<Throwable> dutyFailed = this::dutyFailed;
     private final FragmentAssembler assembler = new FragmentAssembler(this::onFragment);
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
     /** This link's work for the graph's waiting scheduler threads. */
@@ -266,19 +268,13 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
 
     /** The duty cycle under {@link #dutyLock}, if free; a failure ends the link and nothing is thrown to the caller. */
     private int duty() {
-        if (!running || !dutyLock.tryLock()) {
-            return 0;
-        }
-        try {
-            return dutyCycle();
-        } catch (RuntimeException | Error e) {
-            if (running) {
-                lose(e.toString());
-                LOG.error("{}: link failed", path(), e);
-            }
-            return 0;
-        } finally {
-            dutyLock.unlock();
+        return running ? dutyLock.poll(false, dutyCycle, dutyFailed) : 0;
+    }
+
+    private void dutyFailed(Throwable e) {
+        if (running) {
+            lose(e.toString());
+            LOG.error("{}: link failed", path(), e);
         }
     }
 
@@ -745,18 +741,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private void heartbeatIfDue() {
         Publication c = control;
         long now = System.nanoTime();
-        if (c == null || failure != null || now - lastCreditNs <= NetSettings.HEARTBEAT_NS) {
-            return;
-        }
-        UnsafeBuffer f = new UnsafeBuffer(new byte[Frames.HEADER]);
-        long freed = freed();
-        long got = received;
-        Frames.header(f, Frames.CREDIT, 0, freed, got, droppedCount(), ++outCounter);
-        Frames.sign(out, f, 0, 0);
-        if (c.offer(f, 0, Frames.HEADER) > 0) {
-            creditSent = freed;
-            creditReceived = got;
-            lastCreditNs = now;
+        if (c != null && failure == null && now - lastCreditNs > NetSettings.HEARTBEAT_NS) {
+            sendCredit(c, freed(), received, now);
         }
     }
 

@@ -116,8 +116,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
      */
     private LinkIdle roomIdle;
     /** Held by the thread taking in the return path's frames: the subscription and the counters it sets. */
-    private final ReentrantLock controlLock = new ReentrantLock();
+    private final PollingLock controlLock = new PollingLock();
     private final io.aeron.logbuffer.FragmentHandler controlHandler = this::onControl;
+    private final java.util.function.IntSupplier controlPoll = this::controlPollBody;
+    private final java.util.function.Consumer<Throwable> controlFailed = this::controlFailed;
     /** This link's work for the graph's waiting scheduler threads. */
     private io.jkompute.graph.Poller graphPoller;
     /** When a thread of the graph last polled the return path (System.nanoTime). */
@@ -342,25 +344,18 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
      * the frames taken; a failure ends the link.
      */
     private int pollControl(boolean wait) {
-        if (!running) {
-            return 0;
-        }
-        if (wait) {
-            controlLock.lock();
-        } else if (!controlLock.tryLock()) {
-            return 0;
-        }
-        try {
-            Subscription c = control;
-            return c == null ? 0 : c.poll(controlHandler, 64);
-        } catch (RuntimeException | Error e) {
-            if (running) {
-                lose(e.toString());
-                LOG.error("{}: link failed", path(), e);
-            }
-            return 0;
-        } finally {
-            controlLock.unlock();
+        return running ? controlLock.poll(wait, controlPoll, controlFailed) : 0;
+    }
+
+    private int controlPollBody() {
+        Subscription c = control;
+        return c == null ? 0 : c.poll(controlHandler, 64);
+    }
+
+    private void controlFailed(Throwable e) {
+        if (running) {
+            lose(e.toString());
+            LOG.error("{}: link failed", path(), e);
         }
     }
 
