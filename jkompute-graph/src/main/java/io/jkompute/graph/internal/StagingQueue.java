@@ -30,9 +30,10 @@ import java.util.concurrent.locks.LockSupport;
  * Producers claim a position with one CAS on {@code tail}, consumers claim with a CAS on {@code head}. Changes to the
  * textbook version, which GXF's semantics need:
  * <ul>
- *   <li><b>Exact capacity.</b> The ring is a power of two ≥ capacity, and a producer claims position {@code t} only
- *       while {@code t − head < capacity}; when it reads {@code head} after {@code t}, {@code t − head ≥ capacity}
- *       proves the stage was full at that instant, so REJECT and FAULT are decided exactly as under a lock.</li>
+ *   <li><b>Exact capacity.</b> The ring is a power of two ≥ capacity (and ≥ 2), and a producer claims position
+ *       {@code t} only while {@code t − head < capacity}; when it reads {@code head} after {@code t},
+ *       {@code t − head ≥ capacity} proves the stage was full at that instant, so REJECT and FAULT are decided
+ *       exactly as under a lock.</li>
  *   <li><b>POP evicts from the producer side.</b> A producer finding the stage full takes the oldest message itself
  *       (a consumer's CAS on {@code head}), drops it and tries again; hence multi-consumer slots, although the owner
  *       is the only regular reader. Under the lock every push into a full stage dropped exactly one message; here an
@@ -120,7 +121,11 @@ public final class StagingQueue {
         }
         this.capacity = capacity;
         this.policy = policy;
-        int ringSize = Integer.highestOneBit(capacity) == capacity ? capacity : Integer.highestOneBit(capacity) << 1;
+        // a power of two ≥ capacity, and at least 2: with one slot, "holds position p's message" (p + 1) and "free for
+        // the producer of position p + 1" (p + ring) would be the same sequence number, so a push could overwrite a
+        // message a sync had claimed but not yet taken
+        int ringSize = Math.max(2, Integer.highestOneBit(capacity) == capacity ? capacity
+                : Integer.highestOneBit(capacity) << 1);
         this.ring = new Message[ringSize];
         this.seq = new long[ringSize];
         for (int i = 0; i < ringSize; i++) {

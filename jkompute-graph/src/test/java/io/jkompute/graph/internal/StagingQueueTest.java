@@ -343,4 +343,65 @@ class StagingQueueTest {
             }
         });
     }
+
+    /**
+     * Capacity 1 (GXF's default for a receiver) with a producer racing the owner's sync: the ring must still have two
+     * slots. With one, "slot holds position p's message" and "slot free for position p + 1" were the same sequence
+     * number, so a push right after a sync's claim overwrote the message that sync was about to take (lost, never
+     * released) and the sync then waited forever for a store that had already happened: a network receiver's graph
+     * hung in {@code QueuedReceiver.sync} while its link thread kept staging.
+     */
+    @ParameterizedTest
+    @EnumSource(QueuePolicy.class)
+    void capacityOneWithAProducerRacingTheOwner(QueuePolicy policy) {
+        assertTimeoutPreemptively(Duration.ofSeconds(60), () -> {
+            final int count = 200_000;
+            StagingQueue q = new StagingQueue(1, policy);
+            AtomicBoolean producing = new AtomicBoolean(true);
+            List<Throwable> failures = Collections.synchronizedList(new ArrayList<>());
+            Thread producer = Thread.ofPlatform().name("producer").start(() -> {
+                try {
+                    for (long i = 0; i < count; i++) {
+                        Message m = Message.createDetached("test").add("id", i);
+                        while (true) {
+                            try {
+                                q.push(m);
+                                break;
+                            } catch (StagingQueue.Overflow o) {
+                                Thread.onSpinWait(); // FAULT: still ours, offer it again
+                            }
+                        }
+                    }
+                } catch (Throwable t) {
+                    failures.add(t);
+                } finally {
+                    producing.set(false);
+                }
+            });
+            long received = 0;
+            long next = 0;
+            while (true) {
+                boolean last = !producing.get();
+                q.sync();
+                Message m = q.pop();
+                if (m != null) {
+                    long id = id(m);
+                    assertTrue(policy == QueuePolicy.FAULT ? id == next : id >= next, "message " + id + " after "
+                            + (next - 1));
+                    next = id + 1;
+                    received++;
+                    m.release();
+                }
+                if (last && q.backSize() == 0 && q.size() == 0) {
+                    break;
+                }
+            }
+            producer.join();
+            assertTrue(failures.isEmpty(), () -> "the producer failed: " + failures.get(0));
+            assertEquals(count, received + q.dropped(), "every message delivered or dropped");
+            if (policy == QueuePolicy.FAULT) {
+                assertEquals(count, received);
+            }
+        });
+    }
 }
