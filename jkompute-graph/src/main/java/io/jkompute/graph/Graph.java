@@ -61,10 +61,13 @@ public final class Graph implements AutoCloseable {
     private volatile io.jkompute.Shutdown.Registration onStop;
     private final java.util.concurrent.CountDownLatch closedLatch = new java.util.concurrent.CountDownLatch(1);
     private long runStart;
-    private final Object pollerLock = new Object();
+    /** Pollers with the spin each asked for (under its own lock); the two fields after it are derived from it. */
+    private final List<PollerSpin> pollerSpins = new ArrayList<>();
     private volatile Poller[] pollers = {};
-    private final List<Long> pollerSpins = new ArrayList<>();
     private volatile long pollSpinNs;
+
+    private record PollerSpin(Poller poller, long spinNs) {
+    }
 
     private Graph(ComponentRegistry registry) {
         this.registry = registry;
@@ -422,28 +425,28 @@ public final class Graph implements AutoCloseable {
         if (spinNs < 0) {
             throw new IllegalArgumentException("spinNs must be ≥ 0, got " + spinNs);
         }
-        synchronized (pollerLock) {
-            List<Poller> ps = new ArrayList<>(List.of(pollers));
-            ps.add(p);
-            pollers = ps.toArray(Poller[]::new);
-            pollerSpins.add(spinNs);
-            pollSpinNs = pollerSpins.stream().mapToLong(Long::longValue).max().orElse(0);
+        synchronized (pollerSpins) {
+            pollerSpins.add(new PollerSpin(p, spinNs));
+            pollersChanged();
         }
     }
 
     /** Removes a poller added with {@link #addPoller} (its first registration, if added twice). */
     public void removePoller(Poller p) {
-        synchronized (pollerLock) {
-            List<Poller> ps = new ArrayList<>(List.of(pollers));
-            int i = ps.indexOf(p);
-            if (i < 0) {
-                return;
+        synchronized (pollerSpins) {
+            for (int i = 0; i < pollerSpins.size(); i++) {
+                if (pollerSpins.get(i).poller() == p) {
+                    pollerSpins.remove(i);
+                    pollersChanged();
+                    return;
+                }
             }
-            ps.remove(i);
-            pollerSpins.remove(i);
-            pollers = ps.toArray(Poller[]::new);
-            pollSpinNs = pollerSpins.stream().mapToLong(Long::longValue).max().orElse(0);
         }
+    }
+
+    private void pollersChanged() {
+        pollers = pollerSpins.stream().map(PollerSpin::poller).toArray(Poller[]::new);
+        pollSpinNs = pollerSpins.stream().mapToLong(PollerSpin::spinNs).max().orElse(0);
     }
 
     /** The registered pollers (an array the caller must not change). */

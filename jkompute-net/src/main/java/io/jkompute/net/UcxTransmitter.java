@@ -223,7 +223,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         startNs = System.nanoTime();
         running = true;
         graphPoller = this::pollFromGraph;
-        graph().addPoller(graphPoller, NetSettings.schedulerSpinNs(graph()));
+        graph().addPoller(graphPoller, spinNs);
         poller = new Thread(this::poll, "jkompute-net-tx " + path());
         poller.setDaemon(true);
         poller.start();
