@@ -7,9 +7,9 @@
 #                   apps/gpu-pipeline.yaml` with 100,000 frames; each must exit 130/143 with no hs_err file
 #   run.sh bench    the cuda and graph suites of `jkompute bench` (CuPy and PyTorch in the same run, from the host's
 #                   python3) and NetBenchmark (raw Aeron UDP and IPC loops against jkompute's links), under 9 minutes
-#   run.sh soaks [MGR] [CUDA] [ARRAY]   the Manager soak (3,000 cycles), the GXF CUDA extension soak (5,000 cycles),
-#                   1,000,000 Python ticks with CUDA device tensors and the GpuArray math soak (5,000 cycles), each in
-#                   its own JVM
+#   run.sh soaks [MGR] [CUDA] [ARRAY] [LINK]   the Manager soak (3,000 cycles), the GXF CUDA extension soak (5,000
+#                   cycles), 1,000,000 Python ticks with CUDA device tensors, the GpuArray math soak (5,000 cycles) and
+#                   the linked-graph soak (3,000 cycles), each in its own JVM
 #   run.sh reduce-sweep   ReductionSweep (40 configurations of the reduction knobs, sum all and sum(-1) at 1 GiB),
 #                   then the cuda suite of `jkompute bench` with the flags of its "BEST both" line (cuda-bench-best.md)
 #   run.sh soak [CYCLES] [LISTS]   Manager create/tensor/eval/close cycles and listDevices() calls in one JVM
@@ -103,6 +103,7 @@ soaks)
     timeout -s KILL 150 $J -Xlog:disable -cp "$CP" io.jkompute.examples.CudaGraphSoak "${3:-5000}"; echo "cuda graph soak exit: $?"
     timeout -s KILL 200 $J -Xlog:disable -Xmx2g -cp "$CP" io.jkompute.bench.cuda.PythonCudaSoak 1000000 10; echo "python cuda soak exit: $?"
     timeout -s KILL 150 $J -Xlog:disable -Xmx2g -cp "$CP" io.jkompute.bench.cuda.ArrayMathSoak "${4:-5000}"; echo "array math soak exit: $?"
+    timeout -s KILL 300 $J -Xlog:disable -cp "$CP" io.jkompute.net.bench.LinkSoak "${5:-3000}"; echo "link soak exit: $?"
   } > "$OUT/soaks.txt" 2>&1
   grep -vE 'INFO|^\s' "$OUT/soaks.txt" | tail -40 ;;
 soak)
