@@ -26,6 +26,12 @@ public final class DeviceTensor implements GraphTensor {
     private volatile Sequence.Point ready = Sequence.Point.REACHED;
     /** The read-back started by prefetchToHost for the current contents, or null. */
     private Sequence.Point prefetched;
+    /**
+     * Whether the staging slice holds the contents: true after an upload until the GPU may have written the tensor
+     * (a kernel's point recorded, or the core tensor taken, which is how a kernel binds it). A tensor uploaded and
+     * then only read on the host (sent over a link, compared) needs no read-back then.
+     */
+    private volatile boolean stagedIsCurrent;
 
     private DeviceTensor(Tensor tensor, DataType dataType, long[] shape, AutoCloseable owner) {
         this.tensor = Objects.requireNonNull(tensor);
@@ -78,6 +84,12 @@ public final class DeviceTensor implements GraphTensor {
 
     /** The core Vulkan tensor (bind it in an Algorithm). */
     public Tensor tensor() {
+        if (stagedIsCurrent) {
+            // whoever binds it may write it on the GPU: the staged bytes may be stale from here on
+            synchronized (tensor) {
+                stagedIsCurrent = false;
+            }
+        }
         return tensor;
     }
 
@@ -118,6 +130,7 @@ public final class DeviceTensor implements GraphTensor {
             MemorySegment.copy(bytes, 0, tensor.data(), 0, bytes.byteSize());
             prefetched = null;
             ready = tensor.syncDeviceAsync();
+            stagedIsCurrent = true;
         }
     }
 
@@ -141,16 +154,21 @@ public final class DeviceTensor implements GraphTensor {
         synchronized (tensor) {
             ready = Objects.requireNonNull(point, "point");
             prefetched = null;
+            stagedIsCurrent = false;
         }
     }
 
     /**
      * Starts copying the contents back to the host (after {@link #ready()}, on the GPU) and returns at once with the
      * point at which {@link #hostView()} holds them; a second call before new contents returns the same point. A
-     * consumer that keeps a few frames in flight calls this when a frame arrives and reads it frames later.
+     * consumer that keeps a few frames in flight calls this when a frame arrives and reads it frames later. Right
+     * after an {@link #upload} the host already holds the contents: nothing is read back then.
      */
     public Sequence.Point prefetchToHost() {
         synchronized (tensor) {
+            if (stagedIsCurrent) {
+                return Sequence.Point.REACHED;
+            }
             if (prefetched == null) {
                 prefetched = tensor.syncLocalAsync(ready());
             }
