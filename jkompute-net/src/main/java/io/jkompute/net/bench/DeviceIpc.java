@@ -208,8 +208,10 @@ public final class DeviceIpc {
                     }
                     seed = s;
                 }
+                // the tick's time: both processes read the same monotonic clock, so the receiver can tell the
+                // sender's pace from the link's delay (Sink's STAGES line)
                 tx.publish(Message.create().add("payload", t).add("seq", Long.toString(n))
-                        .add("seed", Long.toString(seed)));
+                        .add("seed", Long.toString(seed)).add("sent_ns", Long.toString(System.nanoTime())));
             } catch (RuntimeException e) {
                 t.close();
                 throw e;
@@ -233,6 +235,17 @@ public final class DeviceIpc {
 
         /** The last run's figures in this JVM (see {@link #figures()}). */
         static volatile long[] last;
+        /** The last run's STAGES line (see {@link #stages()}), or null. */
+        static volatile String lastStages;
+
+        /**
+         * Where the timed window's time went, from the sender's tick times carried in the messages and this side's:
+         * percentiles (p50/p90/p99, µs) of the time from the sender's tick to the receiver's, of the gaps between the
+         * sender's ticks and of the gaps between the receiver's; null before a run or when the sender sent no times.
+         */
+        public static String stages() {
+            return lastStages;
+        }
 
         /**
          * The last run's figures in this JVM: count, ns from the timed window's first message to the last, messages
@@ -255,6 +268,8 @@ public final class DeviceIpc {
         private long tLast;
         private long free1;
         private long freeEnd;
+        private long[] sentAt;
+        private long[] tickAt;
 
         @Override
         public void start() {
@@ -264,6 +279,8 @@ public final class DeviceIpc {
             every = longParam("check_every");
             // timed from a fifth of the run: the sender's buffers are opened here (once each) by then
             from = Math.max(2, count / 5);
+            sentAt = new long[(int) Math.min(count + 1, 1_000_001)];
+            tickAt = new long[sentAt.length];
         }
 
         @Override
@@ -278,6 +295,11 @@ public final class DeviceIpc {
                 tFrom = now;
             }
             tLast = now;
+            String sent = m.get(String.class, "sent_ns");
+            if (n < sentAt.length) {
+                sentAt[(int) n] = sent == null ? 0 : Long.parseLong(sent);
+                tickAt[(int) n] = now;
+            }
             long seq = Long.parseLong(m.get(String.class, "seq"));
             if (seq != n) {
                 throw new IllegalStateException("message " + seq + " arrived as the " + n + "th");
@@ -310,9 +332,41 @@ public final class DeviceIpc {
         public void stop() {
             long ns = Math.max(1, tLast - tFrom);
             last = new long[] {n, ns, checked, free1, freeEnd, from};
+            lastStages = stagesOf(sentAt, tickAt, from, Math.min(n, sentAt.length - 1));
             System.out.println("DONE " + n + " " + ns + " " + checked + " " + free1 + " " + freeEnd + " " + from);
             System.out.flush();
         }
+    }
+
+    /** The STAGES line for messages {@code from}..{@code to} (see {@link Sink#stages()}), or null. */
+    static String stagesOf(long[] sentAt, long[] tickAt, long from, long to) {
+        int k = (int) (to - from);
+        if (k < 2) {
+            return null;
+        }
+        long[] delay = new long[k + 1];
+        long[] sendGap = new long[k];
+        long[] tickGap = new long[k];
+        for (int i = 0; i <= k; i++) {
+            int at = (int) from + i;
+            if (sentAt[at] == 0) {
+                return null;
+            }
+            delay[i] = tickAt[at] - sentAt[at];
+            if (i > 0) {
+                sendGap[i - 1] = sentAt[at] - sentAt[at - 1];
+                tickGap[i - 1] = tickAt[at] - tickAt[at - 1];
+            }
+        }
+        return "STAGES (us p50/p90/p99) sender tick to receiver tick " + percentiles(delay) + ", between sender ticks "
+                + percentiles(sendGap) + ", between receiver ticks " + percentiles(tickGap);
+    }
+
+    private static String percentiles(long[] ns) {
+        long[] s = ns.clone();
+        Arrays.sort(s);
+        return String.format(Locale.ROOT, "%.1f/%.1f/%.1f", s[s.length / 2] / 1e3, s[(int) (s.length * 0.9)] / 1e3,
+                s[Math.min(s.length - 1, (int) (s.length * 0.99))] / 1e3);
     }
 
     /** Why the row cannot run here, or null. */
@@ -340,6 +394,7 @@ public final class DeviceIpc {
         int port = NetBenchmark.freePort();
         int capacity = 4;
         Sink.last = null;
+        Sink.lastStages = null;
         String link;
         try (NetBenchmark.PeerProcess p = NetBenchmark.PeerProcess.start("graph-file",
                 NetBenchmark.yaml(senderApp(port, bytes, count, capacity, capacity + 4, false)).toString())) {
@@ -368,6 +423,10 @@ public final class DeviceIpc {
         log.printf(Locale.ROOT, "%-8s %-22s %d messages (%d checked in full), %.3f ms, DtoD %.1f GB/s, link %.1f GB/s%n",
                 "device", ROW, count, f[2], f[1] / 1e6, dtod, gbs);
         log.println("link " + link);
+        String stages = Sink.stages();
+        if (stages != null) {
+            log.println(stages);
+        }
         return new NetBenchmark.Row(ROW, "GB/s", dtod, gbs, f[2]);
     }
 
