@@ -172,28 +172,13 @@ public final class ExecutionContext {
         if (ps.length == 0) {
             return BackoffIdle.await(done);
         }
-        long spin = Math.min(graph.pollSpinNs(), maxNanos);
-        long since = System.nanoTime();
-        int idleRounds = 0;
-        while (true) {
+        return BackoffIdle.await(done, () -> {
             int work = 0;
             for (Poller p : ps) {
                 work += p.poll();
             }
-            if (done.getAsBoolean()) {
-                return true;
-            }
-            if (work > 0) {
-                since = System.nanoTime();
-                idleRounds = 0;
-            } else if (++idleRounds <= BackoffIdle.SPINS) {
-                Thread.onSpinWait();
-            } else if (idleRounds <= BackoffIdle.SPINS + BackoffIdle.YIELDS || System.nanoTime() - since < spin) {
-                Thread.yield(); // on a machine with fewer cores than busy threads, the sender may need this core
-            } else {
-                return false;
-            }
-        }
+            return work;
+        }, Math.min(graph.pollSpinNs(), maxNanos));
     }
 
     /**

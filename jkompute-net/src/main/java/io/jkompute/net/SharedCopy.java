@@ -28,7 +28,7 @@ final class SharedCopy {
         if (p == null) {
             synchronized (SharedCopy.class) {
                 if (pool == null) {
-                    java.util.concurrent.ThreadPoolExecutor p0 = (java.util.concurrent.ThreadPoolExecutor)
+                    java.util.concurrent.ThreadPoolExecutor threads = (java.util.concurrent.ThreadPoolExecutor)
                             Executors.newFixedThreadPool(THREADS, r -> {
                                 Thread t = new Thread(r, "jkompute-net-copy");
                                 t.setDaemon(true);
@@ -37,8 +37,8 @@ final class SharedCopy {
                             });
                     // the threads exist before the first copy asks whether they may read its memory: until one
                     // existed, every copy stayed on the calling thread
-                    p0.prestartAllCoreThreads();
-                    pool = p0;
+                    threads.prestartAllCoreThreads();
+                    pool = threads;
                 }
                 p = pool;
             }
