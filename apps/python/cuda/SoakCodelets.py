@@ -1,9 +1,11 @@
-# The Python CUDA soak's codelets: per tick a CUDA tensor from a pool, filled by CuPy on a pool stream; the receiver
-# checks every value through DLPack (no copy) and a per-message sum.
+# The Python CUDA soak's codelets: per tick a CUDA tensor from a pool, filled on a pool stream by CuPy, on alternate
+# ticks through the tensor as a CuPy array and through gxf.cuda.launch of a RawKernel on the tensor itself; the
+# receiver checks every value through DLPack (no copy) and a per-message sum.
 import cupy
+import numpy
 
 from gxf.core import MessageEntity
-from gxf.cuda import CudaStreamPool
+from gxf.cuda import CudaStreamPool, launch
 from gxf.python_codelet import CodeletAdapter
 from gxf.std import Allocator, MemoryStorageType, PrimitiveType, Receiver, Shape, Tensor, TensorDescription, Transmitter
 
@@ -14,7 +16,10 @@ class SoakTx(CodeletAdapter):
         self.tx = Transmitter.get(self.context(), self.cid(), p["transmitter"])
         self.pool = Allocator.get(self.context(), self.cid(), p["allocator"])
         _, s = CudaStreamPool.get(self.context(), self.cid(), p["stream_pool"]).allocate_stream()
+        self.pool_stream = s
         self.stream = cupy.cuda.ExternalStream(s.ptr)
+        self.fill = cupy.RawKernel(r"""extern "C" __global__ void fill(float* p, float v, int n) {
+            int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) p[i] = v; }""", "fill")
         self.description = TensorDescription("frame", MemoryStorageType.kDevice, Shape([1024]),
                                              PrimitiveType.kFloat32, 4)
         self.n = 0
@@ -24,8 +29,11 @@ class SoakTx(CodeletAdapter):
         msg = MessageEntity(self.context())
         t = Tensor.add_to_entity(msg, "frame")
         t.reshape(self.description, self.pool)
-        with self.stream:
-            cupy.asarray(t).fill(self.n % 1000)
+        if self.n % 2:
+            with self.stream:
+                cupy.asarray(t).fill(self.n % 1000)
+        else:
+            launch(self.fill, (4,), (256,), (t, numpy.float32(self.n % 1000), numpy.int32(1024)), self.pool_stream)
         self.stream.synchronize()
         self.tx.publish(msg, self.n)
 

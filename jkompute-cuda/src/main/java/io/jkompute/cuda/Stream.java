@@ -123,6 +123,28 @@ public final class Stream implements AutoCloseable {
         return true;
     }
 
+    /**
+     * Queues a kernel that another library loaded into this device's primary context, by its raw {@code CUfunction}
+     * (CuPy's {@code RawKernel.kernel.ptr}, a Numba or cuda-python function), and returns at once. Kernels of a
+     * {@link CudaModule} take Java values through {@link Kernel#launch}; this is the driver's own form:
+     * {@code kernelParams} is the {@code void*[]} that {@code cuLaunchKernel} reads, one address per kernel
+     * parameter, each pointing at that parameter's value (the driver copies the values during this call).
+     *
+     * @throws IllegalArgumentException for a null function, a negative shared memory size or parameters that are
+     *                                  not native memory
+     * @throws CudaException            when the driver refuses the launch (e.g. a block too large for the kernel)
+     */
+    public void launch(long function, Dim3 grid, Dim3 block, int sharedMemBytes, MemorySegment kernelParams) {
+        if (function == 0) throw new IllegalArgumentException("null CUfunction");
+        if (sharedMemBytes < 0) throw new IllegalArgumentException("negative shared memory size " + sharedMemBytes);
+        if (!kernelParams.isNative()) throw new IllegalArgumentException("kernel parameters must be native memory");
+        MemorySegment s = bind();
+        int rc = Driver.launchKernel(MemorySegment.ofAddress(function), grid.x(), grid.y(), grid.z(), block.x(),
+                block.y(), block.z(), sharedMemBytes, s, kernelParams);
+        if (rc != 0) Cuda.check(rc, "cuLaunchKernel");
+        else Cuda.record(0);
+    }
+
     /** Makes later work on this stream wait until {@code event} has completed (no host blocking). */
     public void waitFor(Event event) {
         Cuda.check(Driver.streamWaitEvent(bind(), event.raw()), "cuStreamWaitEvent");

@@ -52,6 +52,35 @@ class KernelGpuTest {
     }
 
     @Test
+    void aRawFunctionLaunchedOnAStreamWithItsParameterArrayMatchesTheCpu() {
+        // what another library's kernel gets: its CUfunction and the void*[] cuLaunchKernel reads, packed by hand
+        try (CudaModule m = GpuTestSupport.testKernels(); Stream s = Stream.create();
+             GpuArray x = GpuArray.toGpu(new float[]{1, 2, 3, -4}); GpuArray y = GpuArray.toGpu(new float[]{10, 20, 30, 40});
+             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
+            var values = arena.allocate(32, 8);
+            values.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 4);
+            values.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, 8, 0.5f);
+            values.set(java.lang.foreign.ValueLayout.JAVA_LONG, 16, x.ptr());
+            values.set(java.lang.foreign.ValueLayout.JAVA_LONG, 24, y.ptr());
+            var params = arena.allocate(32, 8);
+            for (int k = 0; k < 4; k++) {
+                params.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, k, values.asSlice(8L * k, 8));
+            }
+            long f = m.kernel("saxpy").handle();
+            s.launch(f, Dim3.of(1), Dim3.of(32), 0, params);
+            s.synchronize();
+            assertArrayEquals(new float[]{10.5f, 21, 31.5f, 38}, y.toFloatArray());
+            assertThrows(IllegalArgumentException.class, () -> s.launch(0, Dim3.of(1), Dim3.of(32), 0, params));
+            assertThrows(IllegalArgumentException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(32), -1, params));
+            assertThrows(IllegalArgumentException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(32), 0,
+                    java.lang.foreign.MemorySegment.ofArray(new long[4])));
+            CudaException tooLarge = assertThrows(CudaException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(4096), 0,
+                    params));
+            assertTrue(tooLarge.getMessage().contains("cuLaunchKernel"), tooLarge.getMessage());
+        }
+    }
+
+    @Test
     void saxpyFromCubinMatchesTheCpu() {
         org.junit.jupiter.api.Assumptions.assumeTrue(Cuda.device().computeCapabilityMajor() == 9
                 && Cuda.device().computeCapabilityMinor() == 0, "the test cubin is built for sm_90");

@@ -66,6 +66,15 @@ class PythonGpuTest {
         }
     }
 
+    @Test
+    void launchPassesEveryArgumentKindAndRefusesBadCalls() {
+        // LaunchCheck.py asserts each kind's bits in the kernel's parameters and each refused call's type and text
+        try (Graph g = Graph.load(GRAPHS.resolve("launch-check.yaml"))) {
+            assertEquals(StopReason.COMPLETED, g.run().reason());
+            assertEquals(3, g.entity("source").tickCount());
+        }
+    }
+
     @ParameterizedTest
     @ValueSource(strings = {"python-dlpack-cupy-greedy.yaml", "python-dlpack-cupy-greedy-array-interface.yaml",
             "python-dlpack-cupy-multithread.yaml", "python-dlpack-cupy-multithread-array-interface.yaml"})

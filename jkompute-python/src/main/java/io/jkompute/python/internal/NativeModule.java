@@ -121,6 +121,22 @@ final class NativeModule {
         }
     }
 
+    /** For a caller that found Python's error indicator set: the upcall returns NULL and Python raises it. */
+    static RuntimeException pythonErrorSet() {
+        return ERROR_SET;
+    }
+
+    /**
+     * Sets a Python exception of a built-in type (e.g. {@code "PyExc_TypeError"}) for the user's own mistake in a
+     * call, so that Python code sees the type it would expect rather than a JavaError; throw what this returns.
+     */
+    static RuntimeException pythonError(String type, String message) {
+        try (Arena a = Arena.ofConfined()) {
+            Py.PyErr_SetString(Py.global(type), a.allocateFrom(message));
+        }
+        return ERROR_SET;
+    }
+
     private static Interpreter interpreter;
 
     private NativeModule() {
@@ -421,6 +437,7 @@ final class NativeModule {
             }
             return null;
         });
+        f.put("launch", CudaLaunch::launch);
         f.put("cuda_synchronize", a -> {
             a.h(0, CudaDeviceTensor.class).synchronize();
             return null;

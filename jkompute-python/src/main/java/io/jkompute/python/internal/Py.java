@@ -62,6 +62,16 @@ final class Py {
     private static final MethodHandle PY_DECREF = h("Py_DecRef", FunctionDescriptor.ofVoid(ADDRESS));
     private static final MethodHandle PYMODULE_CREATE2 = h("PyModule_Create2", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_INT));
     private static final MethodHandle PYDESCR_NEWMETHOD = h("PyDescr_NewMethod", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle PYOBJECT_GETATTR = h("PyObject_GetAttr", FunctionDescriptor.of(ADDRESS, ADDRESS, ADDRESS));
+    private static final MethodHandle PYUNICODE_INTERNFROMSTRING = h("PyUnicode_InternFromString", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle PYOBJECT_TYPE = leaf("PyObject_Type", FunctionDescriptor.of(ADDRESS, ADDRESS));
+    private static final MethodHandle PY_DECREF_HELD = leaf("Py_DecRef", FunctionDescriptor.ofVoid(ADDRESS));
+    private static final MethodHandle PYTUPLE_SIZE = leaf("PyTuple_Size", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle PYTUPLE_GETITEM = leaf("PyTuple_GetItem", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PYLIST_SIZE = leaf("PyList_Size", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle PYLIST_GETITEM = leaf("PyList_GetItem", FunctionDescriptor.of(ADDRESS, ADDRESS, JAVA_LONG));
+    private static final MethodHandle PYLONG_ASUNSIGNEDLONGLONGMASK = h("PyLong_AsUnsignedLongLongMask", FunctionDescriptor.of(JAVA_LONG, ADDRESS));
+    private static final MethodHandle PYOBJECT_ISTRUE = h("PyObject_IsTrue", FunctionDescriptor.of(JAVA_INT, ADDRESS));
     private static final MethodHandle PYOBJECT_SETATTRSTRING = h("PyObject_SetAttrString", FunctionDescriptor.of(JAVA_INT, ADDRESS, ADDRESS, ADDRESS));
 
     static void Py_InitializeEx(int a0) {
@@ -371,6 +381,93 @@ final class Py {
     static int PyObject_SetAttrString(MemorySegment o, MemorySegment name, MemorySegment v) {
         try {
             return (int) PYOBJECT_SETATTRSTRING.invokeExact(o, name, v);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static MemorySegment PyObject_GetAttr(MemorySegment o, MemorySegment name) {
+        try {
+            return (MemorySegment) PYOBJECT_GETATTR.invokeExact(o, name);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static MemorySegment PyUnicode_InternFromString(MemorySegment s) {
+        try {
+            return (MemorySegment) PYUNICODE_INTERNFROMSTRING.invokeExact(s);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** A new reference to o's type (only a reference count changes: a leaf call). */
+    static MemorySegment PyObject_Type(MemorySegment o) {
+        try {
+            return (MemorySegment) PYOBJECT_TYPE.invokeExact(o);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /**
+     * Py_DecRef of an object that something else still references (a type, an attribute its owner keeps): the count
+     * cannot reach zero, so no deallocator or finalizer runs and the call is a leaf.
+     */
+    static void Py_DecRefHeld(MemorySegment o) {
+        try {
+            PY_DECREF_HELD.invokeExact(o);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long PyTuple_Size(MemorySegment o) {
+        try {
+            return (long) PYTUPLE_SIZE.invokeExact(o);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** A borrowed item; the index must be in range (the error path would allocate). */
+    static MemorySegment PyTuple_GetItem(MemorySegment o, long index) {
+        try {
+            return (MemorySegment) PYTUPLE_GETITEM.invokeExact(o, index);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long PyList_Size(MemorySegment o) {
+        try {
+            return (long) PYLIST_SIZE.invokeExact(o);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    /** A borrowed item; the index must be in range (the error path would allocate). */
+    static MemorySegment PyList_GetItem(MemorySegment o, long index) {
+        try {
+            return (MemorySegment) PYLIST_GETITEM.invokeExact(o, index);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static long PyLong_AsUnsignedLongLongMask(MemorySegment o) {
+        try {
+            return (long) PYLONG_ASUNSIGNEDLONGLONGMASK.invokeExact(o);
+        } catch (Throwable t) {
+            throw rethrow(t);
+        }
+    }
+
+    static int PyObject_IsTrue(MemorySegment o) {
+        try {
+            return (int) PYOBJECT_ISTRUE.invokeExact(o);
         } catch (Throwable t) {
             throw rethrow(t);
         }

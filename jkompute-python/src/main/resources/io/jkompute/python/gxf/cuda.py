@@ -2,10 +2,6 @@
 
 A stream from allocate_stream() is a CUstream that CuPy and PyTorch take as an external stream:
 cupy.cuda.ExternalStream(stream.ptr), torch.cuda.ExternalStream(stream.ptr)."""
-import ctypes
-import struct
-import threading
-
 import _jkompute
 from gxf.std import Tensor, _new
 
@@ -77,7 +73,7 @@ class CudaStreamId:
     def stream_cid(self, cid):
         if self._entity is None:
             raise ValueError("a CudaStreamId from CudaStreamId.add_to_entity(msg, name) is needed")
-        _jkompute.add_stream_id(self._entity._h, self._name, int(cid))
+        _jkompute.add_stream_id(self._entity, self._name, int(cid))
         self._cid = int(cid)
 
     def stream(self):
@@ -95,7 +91,7 @@ class CudaStreamId:
 
     @staticmethod
     def get_from_entity(entity, name=None):
-        cid = _jkompute.stream_id(entity._h, name or "")
+        cid = _jkompute.stream_id(entity, name or "")
         if cid is None:
             raise ValueError("message has no CudaStreamId%s" % ("" if name is None else " named " + name))
         return CudaStreamId(None, name or "", cid)
@@ -140,83 +136,13 @@ def _view(info):
     return a
 
 
-# launch(): a CuPy RawKernel started with CUDA's own cuLaunchKernel (cupy.cuda.driver.launchKernel) on a parameter
-# buffer packed in place. RawKernel.__call__ builds its argument list and enters the stream per call, which costs more
-# than the rest of a codelet's tick (about 8-10 us against about 4 us on an NVIDIA H200); the kernel is the same
-# compiled function either way. Per thread, a plan per (kernel, device, argument types): the function pointer, a
-# struct packing the arguments into the buffer, which arguments are tensors and which CuPy arrays. A kernel's last
-# plan is also kept under the kernel alone: a launch with the same argument types as the last one (the usual case,
-# frame after frame) checks each argument's type against it instead of building the full key.
-_local = threading.local()
-_PLANS_MAX = 256
-
-
-class _Plan:
-    __slots__ = ("kernel", "function", "pack", "view", "raw", "params", "address", "types", "tensors", "arrays",
-                 "by_value")
-
-    def __init__(self, kernel, types):
-        import cupy
-        if isinstance(kernel, cupy.RawKernel):
-            fn = kernel.kernel  # compiled (on first use) for the current device, as RawKernel.__call__ does
-        elif isinstance(kernel, cupy.cuda.function.Function):
-            fn = kernel
-        else:
-            raise TypeError("launch takes a cupy.RawKernel or cupy.cuda.Function, got %s" % type(kernel).__name__)
-        self.kernel = kernel  # kept alive, so that its id (part of the plan's key) is not reused meanwhile
-        self.function = fn.ptr
-        fmt, tensors, arrays, by_value = "=", [], [], []
-        for k, t in enumerate(types):
-            code = _slot(t)
-            if code is not None:
-                by_value.append(k)
-            else:
-                if issubclass(t, Tensor):
-                    tensors.append(k)
-                elif _is_cupy_array(t):
-                    arrays.append(k)
-                else:
-                    raise TypeError("kernel argument %d of type %s: give Tensors, CuPy arrays or numpy scalars"
-                                    % (k, t.__name__))
-                code = "Q"
-            fmt += code
-        self.types = types
-        self.tensors = tuple(tensors)
-        self.arrays = tuple(arrays)
-        self.by_value = tuple(by_value)
-        # 8 bytes per argument, each slot's address in the void*[] cuLaunchKernel reads (it copies the values)
-        n = max(len(types), 1)
-        self.raw = (ctypes.c_char * (8 * n))()
-        self.view = memoryview(self.raw).cast("B")
-        self.pack = struct.Struct(fmt).pack_into
-        base = ctypes.addressof(self.raw)
-        self.params = (ctypes.c_void_p * n)(*[base + 8 * k for k in range(n)])
-        self.address = ctypes.addressof(self.params)
-
-
-def _slot(t):
-    """The struct format of an argument type passed by value: numpy scalars as their own type, Python int as long
-    long, float as double; None for tensors and arrays (a device pointer)."""
-    import numpy
-    return {numpy.int8: "b7x", numpy.uint8: "B7x", numpy.int16: "h6x", numpy.uint16: "H6x", numpy.int32: "i4x",
-            numpy.uint32: "I4x", numpy.int64: "q", numpy.uint64: "Q", numpy.float16: "e6x", numpy.float32: "f4x",
-            numpy.float64: "d", numpy.bool_: "?7x", bool: "?7x", int: "q", float: "d"}.get(t)
-
-
-def _is_cupy_array(t):
-    import cupy
-    return issubclass(t, cupy.ndarray)
-
-
-def _enter(device):
-    """This thread's plans for device, with the device's primary context (the one CuPy and jkompute share) made
-    current for the driver call, as CuPy's own launch runs in the current device's context."""
-    import cupy
-    cupy.cuda.runtime.setDevice(device)
-    state = getattr(_local, "state", None)
-    plans = state[1] if state is not None else {}
-    _local.state = (device, plans)
-    return plans
+# launch(): a CuPy RawKernel started with CUDA's own cuLaunchKernel on the launch stream, in one call to the graph,
+# which reads the arguments, orders the tensors on the stream and packs each argument in an 8-byte slot itself.
+# RawKernel.__call__ builds its argument list and enters the stream per call, and the same steps in Python (a plan
+# per kernel, packing, a graph call for the tensors and CuPy's launchKernel) cost more than the driver's launch,
+# every frame. The graph asks the two helpers below only for what it has not seen: a kernel's function on a device,
+# an argument type's kind.
+_launch = _jkompute.launch
 
 
 def launch(kernel, grid, block, args, stream, shared_mem=0):
@@ -224,100 +150,49 @@ def launch(kernel, grid, block, args, stream, shared_mem=0):
     as kernel(grid, block, args) in `with cupy.cuda.ExternalStream(stream.ptr)` does, with CUDA tensors among args
     taken by their device pointer: work another stream queued on such a tensor is finished first and the tensor
     records stream, as as_cupy does, in the same call to the graph. grid and block are an int or a tuple of up to 3
-    ints; args a tuple of Tensors, CuPy arrays and numpy scalars (Python int and float are passed as int64 and
-    float64). Each argument takes one 8-byte slot: kernels with struct arguments need
+    ints; args a tuple (or list) of Tensors, CuPy arrays and numpy scalars (Python int and float are passed as int64
+    and float64, bool as one byte). Each argument takes one 8-byte slot: kernels with struct arguments need
     RawKernel.__call__. The stream's device becomes the calling thread's current CUDA device (its primary context,
     which CuPy and jkompute share). jkompute's addition to GXF's API; the fast path for a kernel launched every
     frame."""
-    cid = stream.cid
-    if not cid:
-        raise ValueError("launch needs a stream from CudaStreamPool.allocate_stream()")
-    device = stream.device
-    state = getattr(_local, "state", None)
-    plans = state[1] if state is not None and state[0] == device else _enter(device)
-    plan = plans.get(id(kernel))
-    if plan is None or plan.kernel is not kernel:
-        plan = _plan(plans, kernel, device, args)
-    filled = _arguments(plan, args, cid)
-    if filled is None:  # an argument's type differs from the kernel's last launch
-        plan = _plan(plans, kernel, device, args)
-        filled = _arguments(plan, args, cid)
-    values, uses = filled
-    plan.pack(plan.view, 0, *values)
-    if uses:
-        _cuda_use(*uses)
-    # a 1-D grid and block (the per-frame case) without _dims' call
-    if type(grid) is tuple and len(grid) == 1:
-        gx, gy, gz = grid[0], 1, 1
-    else:
-        gx, gy, gz = _dims(grid)
-    if type(block) is tuple and len(block) == 1:
-        bx, by, bz = block[0], 1, 1
-    else:
-        bx, by, bz = _dims(block)
-    _launch_kernel(plan.function, gx, gy, gz, bx, by, bz, shared_mem, stream.ptr, plan.address, 0)
+    _launch(kernel, grid, block, args, stream, shared_mem)
 
 
-def _arguments(plan, args, cid):
-    """(the values to pack, the cuda_use call's arguments or None): tensors and CuPy arrays as their device pointers;
-    None when an argument's type is not the plan's."""
-    types = plan.types
-    if len(args) != len(types):
-        return None
-    for k in plan.by_value:
-        if type(args[k]) is not types[k]:
-            return None
-    values = list(args)
-    uses = None
-    if plan.tensors:
-        uses = [cid]
-        for k in plan.tensors:
-            t = args[k]
-            if type(t) is not types[k]:
-                return None
-            info = t._info
-            if info is None or info[6] != "cuda":
-                info = t._cuda()
-            values[k] = info[0]
-            uses.append(t._h)
-    for k in plan.arrays:
-        a = args[k]
-        if type(a) is not types[k]:
-            return None
-        values[k] = a.data.ptr
-    return values, uses
-
-
-def _plan(plans, kernel, device, args):
-    """The plan for these argument types (made once per kernel, device and types), now the kernel's last plan."""
-    key = (id(kernel), device, *map(type, args))
-    plan = plans.get(key)
-    if plan is None or plan.kernel is not kernel:
-        if len(plans) >= _PLANS_MAX:
-            plans.clear()
-        plan = plans[key] = _Plan(kernel, key[2:])
-    plans[id(kernel)] = plan
-    return plan
-
-
-def _launch_kernel(*args):
-    global _launch_kernel
+def _function(kernel, device):
+    """The kernel's CUfunction on device, compiled there on first use as RawKernel.__call__ does; device becomes the
+    thread's current CUDA device. Asked once per kernel and device."""
     import cupy
-    _launch_kernel = cupy.cuda.driver.launchKernel
-    _launch_kernel(*args)
+    cupy.cuda.runtime.setDevice(device)
+    if isinstance(kernel, cupy.RawKernel):
+        return kernel.kernel.ptr
+    if isinstance(kernel, cupy.cuda.function.Function):
+        return kernel.ptr
+    raise TypeError("launch takes a cupy.RawKernel or cupy.cuda.Function, got %s" % type(kernel).__name__)
 
 
-_cuda_use = _jkompute.cuda_use
+# kinds as the graph numbers them: 0 tensor, 1 CuPy array, then the by-value types (numpy's added at first use)
+_KINDS = {bool: 13, int: 8, float: 12}
 
 
-def _dims(d):
-    if type(d) is int:
-        return d, 1, 1
-    n = len(d)
-    if n == 1:
-        return d[0], 1, 1
-    if n == 2:
-        return d[0], d[1], 1
-    if n == 3:
-        return d[0], d[1], d[2]
-    raise ValueError("grid and block have 1 to 3 dimensions, got %r" % (d,))
+def _argument_kind(t, index):
+    """How argument index of type t is passed. Asked once per type."""
+    if len(_KINDS) == 3:
+        try:
+            import numpy as np
+            _KINDS.update({np.int8: 2, np.uint8: 3, np.int16: 4, np.uint16: 5, np.int32: 6, np.uint32: 7, np.int64: 8,
+                           np.uint64: 9, np.float16: 10, np.float32: 11, np.float64: 12, np.bool_: 13})
+        except ImportError:
+            pass
+    kind = _KINDS.get(t)
+    if kind is not None:
+        return kind
+    if issubclass(t, Tensor):
+        return 0
+    try:
+        import cupy
+    except ImportError:
+        cupy = None
+    if cupy is not None and issubclass(t, cupy.ndarray):
+        return 1
+    raise TypeError("kernel argument %d of type %s: give Tensors, CuPy arrays or numpy scalars" % (index, t.__name__))
+

@@ -192,12 +192,12 @@ class Timestamp(collections.namedtuple("Timestamp", ["acqtime", "pubtime"])):
 
     @staticmethod
     def get_from_entity(message, name=None):
-        t = _jkompute.timestamp(message._h)
+        t = _jkompute.timestamp(message)
         return None if t is None else Timestamp(t[0], t[1])
 
     @staticmethod
     def add_to_entity(message, acqtime, pubtime, name=None):
-        _jkompute.set_timestamp(message._h, int(acqtime), int(pubtime))
+        _jkompute.set_timestamp(message, int(acqtime), int(pubtime))
         return Timestamp(acqtime, pubtime)
 
 
@@ -333,7 +333,7 @@ class Tensor:
     def get_from_entity(message, name=None):
         """The first tensor named so (or the first tensor at all without a name), or None."""
         # one call gives the handle and the description (shape, type, pointer): the per-frame path of a codelet
-        found = _tensor_with_info(message._h, "" if name is None else name)
+        found = _tensor_with_info(message, "" if name is None else name)
         if found is None:
             return None
         t = _new(Tensor)
@@ -347,7 +347,7 @@ class Tensor:
 
     @staticmethod
     def find_all_from_entity(message):
-        return [Tensor(message._ctx, h, message) for h in _jkompute.tensors(message._h)]
+        return [Tensor(message._ctx, h, message) for h in _jkompute.tensors(message)]
 
     @staticmethod
     def add_to_entity(message, tensor_or_name, name=None):
@@ -398,7 +398,7 @@ class Tensor:
         if any(s < 0 for s in strides):
             raise ValueError("arrays with negative strides cannot be tensors; use np.ascontiguousarray")
         address = ai["data"][0]
-        h = _jkompute.wrap_array(message._h, name, address, nbytes, dtype, ",".join(map(str, shape)),
+        h = _jkompute.wrap_array(message, name, address, nbytes, dtype, ",".join(map(str, shape)),
                                  ",".join(map(str, strides)), array)
         return Tensor(message._ctx, h, message, name)
 
@@ -419,7 +419,7 @@ class Tensor:
         from gxf import _dlpack
         capsule = array.__dlpack__()
         managed = _dlpack.take(capsule)
-        h = _jkompute.wrap_dlpack(message._h, name, managed)
+        h = _jkompute.wrap_dlpack(message, name, managed)
         _dlpack.mark_used(capsule)
         return Tensor(message._ctx, h, message, name)
 
@@ -471,7 +471,7 @@ class Tensor:
             raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
                              "it); add a tensor to a new message" % (self._name or ""))
         try:
-            h, self._info = _add_tensor(self._msg._h, self._name or "", allocator._h, _label(element_type),
+            h, self._info = _add_tensor(self._msg, self._name or "", allocator._h, _label(element_type),
                                         _storage(storage_type), previous, *_dimensions(shape))
         except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line

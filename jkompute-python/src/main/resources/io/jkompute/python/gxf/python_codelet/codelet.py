@@ -138,11 +138,11 @@ class PyData:
 
     @staticmethod
     def add_to_entity(entity, data, name=None):
-        _jkompute.add_object(entity._h, name or "", data)
+        _jkompute.add_object(entity, name or "", data)
 
     @staticmethod
     def get_from_entity(entity, name=None):
-        found, data = _jkompute.get_object(entity._h, name or "")
+        found, data = _jkompute.get_object(entity, name or "")
         if not found:
             raise ValueError("error getting pydata called %s" % name)
         return data
