@@ -1,10 +1,16 @@
 package io.jkompute.cuda;
 
+import static java.lang.foreign.ValueLayout.ADDRESS;
+import static java.lang.foreign.ValueLayout.JAVA_FLOAT;
+import static java.lang.foreign.ValueLayout.JAVA_INT;
+import static java.lang.foreign.ValueLayout.JAVA_LONG;
 import static org.junit.jupiter.api.Assertions.assertArrayEquals;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
+import java.lang.foreign.Arena;
+import java.lang.foreign.MemorySegment;
 import java.util.Arrays;
 import java.util.Random;
 import org.junit.jupiter.api.BeforeEach;
@@ -55,16 +61,16 @@ class KernelGpuTest {
     void aRawFunctionLaunchedOnAStreamWithItsParameterArrayMatchesTheCpu() {
         // what another library's kernel gets: its CUfunction and the void*[] cuLaunchKernel reads, packed by hand
         try (CudaModule m = GpuTestSupport.testKernels(); Stream s = Stream.create();
-             GpuArray x = GpuArray.toGpu(new float[]{1, 2, 3, -4}); GpuArray y = GpuArray.toGpu(new float[]{10, 20, 30, 40});
-             java.lang.foreign.Arena arena = java.lang.foreign.Arena.ofConfined()) {
-            var values = arena.allocate(32, 8);
-            values.set(java.lang.foreign.ValueLayout.JAVA_INT, 0, 4);
-            values.set(java.lang.foreign.ValueLayout.JAVA_FLOAT, 8, 0.5f);
-            values.set(java.lang.foreign.ValueLayout.JAVA_LONG, 16, x.ptr());
-            values.set(java.lang.foreign.ValueLayout.JAVA_LONG, 24, y.ptr());
-            var params = arena.allocate(32, 8);
+             GpuArray x = GpuArray.toGpu(new float[]{1, 2, 3, -4});
+             GpuArray y = GpuArray.toGpu(new float[]{10, 20, 30, 40}); Arena arena = Arena.ofConfined()) {
+            MemorySegment values = arena.allocate(32, 8);
+            values.set(JAVA_INT, 0, 4);
+            values.set(JAVA_FLOAT, 8, 0.5f);
+            values.set(JAVA_LONG, 16, x.ptr());
+            values.set(JAVA_LONG, 24, y.ptr());
+            MemorySegment params = arena.allocate(32, 8);
             for (int k = 0; k < 4; k++) {
-                params.setAtIndex(java.lang.foreign.ValueLayout.ADDRESS, k, values.asSlice(8L * k, 8));
+                params.setAtIndex(ADDRESS, k, values.asSlice(8L * k, 8));
             }
             long f = m.kernel("saxpy").handle();
             s.launch(f, Dim3.of(1), Dim3.of(32), 0, params);
@@ -73,7 +79,7 @@ class KernelGpuTest {
             assertThrows(IllegalArgumentException.class, () -> s.launch(0, Dim3.of(1), Dim3.of(32), 0, params));
             assertThrows(IllegalArgumentException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(32), -1, params));
             assertThrows(IllegalArgumentException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(32), 0,
-                    java.lang.foreign.MemorySegment.ofArray(new long[4])));
+                    MemorySegment.ofArray(new long[4])));
             CudaException tooLarge = assertThrows(CudaException.class, () -> s.launch(f, Dim3.of(1), Dim3.of(4096), 0,
                     params));
             assertTrue(tooLarge.getMessage().contains("cuLaunchKernel"), tooLarge.getMessage());

@@ -100,8 +100,8 @@ class PythonGpuTest {
 
     @Test
     void cupyKernelPipelineUnderTheMultiThreadSchedulerMatchesTheCpuBitForBit(@TempDir Path dir) throws IOException {
-        // the same app and codelets with 4 scheduler workers: gxf.cuda.launch keeps its state per thread, and the
-        // kernel codelet may tick on any worker
+        // the same app and codelets with 4 scheduler workers: gxf.cuda.launch packs into a per-thread parameter
+        // block and shares its kernel cache, and the kernel codelet may tick on any worker
         String greedy = "type: nvidia::gxf::GreedyScheduler\n  parameters: { clock: clock, max_duration_ms: 120000 }";
         String app = Files.readString(APPS.resolve("python-cuda-pipeline.yaml"));
         assertTrue(app.contains(greedy), "python-cuda-pipeline.yaml's scheduler changed; update this test");
