@@ -1,13 +1,18 @@
 package io.jkompute.graph;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotSame;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.testing.Recorder;
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
 
@@ -81,6 +86,29 @@ class YamlAndJavaCodeletTest {
             assertTrue(cls.getClassLoader() != getClass().getClassLoader(), "loaded from the compiled source");
             g.run();
             assertEquals(List.of(102L, 104L, 106L, 108L, 110L), Graphs.codelet(g, "rx/rec", Recorder.class).acqtimes);
+        }
+    }
+
+    @Test
+    void aCodeletFileIsCompiledOncePerTextAndAgainWhenItChanges(@TempDir Path dir) throws IOException {
+        Path source = dir.resolve("Doubler.java");
+        Files.copy(Graphs.RESOURCES.resolve("codelets/Doubler.java"), source);
+        Files.writeString(dir.resolve("app.yaml"), Files.readString(Graphs.RESOURCES.resolve("graphs/java-file.yaml"))
+                .replace("codelet_file: ../codelets/Doubler.java", "codelet_file: Doubler.java"));
+        Class<?> first = runDoubler(dir, List.of(102L, 104L, 106L, 108L, 110L));
+        assertSame(first, runDoubler(dir, List.of(102L, 104L, 106L, 108L, 110L)),
+                "the same text of the file: the class compiled at the first load");
+        Files.writeString(source, Files.readString(source).replace("2 * m.timestamp()", "3 * m.timestamp()"));
+        Class<?> edited = runDoubler(dir, List.of(103L, 106L, 109L, 112L, 115L));
+        assertNotSame(first, edited, "an edited file compiles anew");
+    }
+
+    private static Class<?> runDoubler(Path dir, List<Long> expected) {
+        try (Graph g = Graph.loader().file(dir.resolve("app.yaml"))
+                .file(Graphs.RESOURCES.resolve("schedulers/greedy.yaml")).load()) {
+            g.run();
+            assertEquals(expected, Graphs.codelet(g, "rx/rec", Recorder.class).acqtimes);
+            return g.component("dbl/doubler", JavaCodelet.class).instance().getClass();
         }
     }
 

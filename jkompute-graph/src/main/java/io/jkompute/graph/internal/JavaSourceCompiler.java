@@ -5,12 +5,17 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import javax.tools.Diagnostic;
 import javax.tools.DiagnosticCollector;
 import javax.tools.FileObject;
@@ -21,13 +26,52 @@ import javax.tools.SimpleJavaFileObject;
 import javax.tools.StandardJavaFileManager;
 import javax.tools.ToolProvider;
 
-/** Compiles a {@code .java} codelet file in memory with the JDK compiler and loads the named class. */
+/**
+ * Compiles a {@code .java} codelet file in memory with the JDK compiler and loads the named class, once per JVM for
+ * each text of the file: a graph loaded again (a service reloading its app, a benchmark's runs, a test suite) gets the
+ * class already compiled, and with it the code the JIT has made of it, instead of a second javac run and a class
+ * that starts cold in the interpreter. So graphs loaded from the same file share the class's static fields, as GXF
+ * loads an extension library once per process; a file that changed compiles anew.
+ */
 public final class JavaSourceCompiler {
+    private static final int CACHE_MAX = 256;
+    private static final ConcurrentHashMap<Key, Class<?>> COMPILED = new ConcurrentHashMap<>();
+
+    private record Key(String sourceSha256, String className, ClassLoader parent, String classPath, String modulePath) {
+    }
+
     private JavaSourceCompiler() {
     }
 
-    /** Compiles {@code source} (against the running class path / module path) and loads {@code className}. */
+    /**
+     * The class {@code className} of {@code source}, compiled against the running class path / module path the first
+     * time this text of the file is asked for with this parent loader.
+     */
     public static Class<?> compile(Path source, String className, ClassLoader parent) throws ClassNotFoundException {
+        Key key;
+        try {
+            key = new Key(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
+                    .digest(Files.readAllBytes(source))), className, parent,
+                    System.getProperty("java.class.path", ""), System.getProperty("jdk.module.path", ""));
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot read codelet_file " + source + ": " + e.getMessage(), e);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        Class<?> compiled = COMPILED.get(key);
+        if (compiled == null) {
+            compiled = compileNow(source, className, parent);
+            if (COMPILED.size() >= CACHE_MAX) {
+                COMPILED.clear();
+            }
+            Class<?> raced = COMPILED.putIfAbsent(key, compiled);
+            compiled = raced != null ? raced : compiled;
+        }
+        return compiled;
+    }
+
+    private static Class<?> compileNow(Path source, String className, ClassLoader parent)
+            throws ClassNotFoundException {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         if (compiler == null) {
             throw new IllegalStateException("no Java compiler in this runtime (a JRE?); run on a JDK 25 to load "
