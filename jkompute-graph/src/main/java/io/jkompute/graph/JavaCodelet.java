@@ -1,22 +1,25 @@
 package io.jkompute.graph;
 
 import io.jkompute.graph.internal.JavaSourceCompiler;
-import java.net.MalformedURLException;
+import java.io.IOException;
 import java.net.URL;
 import java.net.URLClassLoader;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 
 /**
  * Runs a user's {@link CodeletAdapter} subclass (GXF's PyCodeletV0, for Java). Parameters: {@code codelet_name} (the
- * class), {@code codelet_file} (a {@code .java} file compiled in memory at load time, a {@code .jar}, or absent /
- * "None" for the class path; relative paths resolve against the YAML file), {@code codelet_params} (a YAML map given
- * to the codelet), and optionally {@code receivers}, {@code transmitters}, {@code allocators}, {@code stream_pools},
- * {@code clock}.
+ * class), {@code codelet_file} (a {@code .java} file compiled in memory at its first load in the JVM, a {@code .jar},
+ * or absent / "None" for the class path; relative paths resolve against the YAML file), {@code codelet_params} (a YAML
+ * map given to the codelet), and optionally {@code receivers}, {@code transmitters}, {@code allocators},
+ * {@code stream_pools}, {@code clock}.
  */
 public final class JavaCodelet extends Codelet {
+    private static final ConcurrentHashMap<String, URLClassLoader> JAR_LOADERS = new ConcurrentHashMap<>();
+
     /**
      * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
      * through the graph builder) before the graph runs.
@@ -92,8 +95,7 @@ public final class JavaCodelet extends Codelet {
                 throw new IllegalArgumentException("codelet_file '" + file + "' not found (looked at " + path + ")");
             }
             if (file.endsWith(".jar")) {
-                URLClassLoader loader = new URLClassLoader(new URL[] {path.toUri().toURL()}, parent);
-                return Class.forName(name, true, loader);
+                return Class.forName(name, true, jarLoader(path, parent));
             }
             if (file.endsWith(".java")) {
                 return JavaSourceCompiler.compile(path, name, parent);
@@ -102,9 +104,31 @@ public final class JavaCodelet extends Codelet {
         } catch (ClassNotFoundException e) {
             throw new IllegalArgumentException("class '" + name + "' not found"
                     + (file.isBlank() ? " on the class path" : " in " + file));
-        } catch (MalformedURLException e) {
-            throw new IllegalArgumentException("bad codelet_file path " + file, e);
+        } catch (IOException e) {
+            throw new IllegalArgumentException("cannot open codelet_file " + file + ": " + e.getMessage(), e);
         }
+    }
+
+    /**
+     * One class loader per JVM for each version of a codelet jar (its path, size and modification time), as for a
+     * {@code .java} file: a graph loaded again reuses its classes, and reloading does not open the jar once more with
+     * a loader nobody closes. A loader stays open while the JVM runs: classes of a live graph may still load from it.
+     */
+    private static URLClassLoader jarLoader(Path jar, ClassLoader parent) throws IOException {
+        Path path = jar.toAbsolutePath().normalize();
+        String key = path + "|" + Files.size(path) + "|" + Files.getLastModifiedTime(path).toMillis() + "|"
+                + System.identityHashCode(parent);
+        URLClassLoader loader = JAR_LOADERS.get(key);
+        if (loader == null) {
+            URLClassLoader created = new URLClassLoader(new URL[] {path.toUri().toURL()}, parent);
+            loader = JAR_LOADERS.putIfAbsent(key, created);
+            if (loader == null) {
+                loader = created;
+            } else {
+                created.close();
+            }
+        }
+        return loader;
     }
 
     private Path resolve(String file) {

@@ -1,6 +1,7 @@
 package io.jkompute.graph;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertSame;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -65,10 +66,18 @@ class ExtensionManifestTest {
                 - { name: clock, type: ManualClock }
                 - { type: GreedyScheduler, parameters: { clock: clock } }
                 """);
+        Class<?> first;
         try (Graph g = Graph.load(app)) {
             g.run();
             Object counter = g.component("e/c", JavaCodelet.class).instance();
             assertEquals(3, counter.getClass().getField("ticks").getInt(counter));
+            first = counter.getClass();
+        }
+        try (Graph g = Graph.load(app)) {
+            g.run();
+            Object counter = g.component("e/c", JavaCodelet.class).instance();
+            assertEquals(3, counter.getClass().getField("ticks").getInt(counter), "a fresh instance of the class");
+            assertSame(first, counter.getClass(), "the same jar again: the class its loader has already loaded");
         }
     }
 
