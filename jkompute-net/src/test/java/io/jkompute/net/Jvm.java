@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.io.InputStreamReader;
 import java.io.UncheckedIOException;
 import java.lang.management.ManagementFactory;
-import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -189,12 +188,8 @@ final class Jvm implements AutoCloseable {
         }
     }
 
-    /** A UDP port free right now (tests pick their own so parallel runs on one machine do not collide). */
+    /** A UDP port free right now, for one test (see {@link TestPorts}). */
     static int freePort() {
-        try (DatagramSocket s = new DatagramSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
+        return TestPorts.free();
     }
 }

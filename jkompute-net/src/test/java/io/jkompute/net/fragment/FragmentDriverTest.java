@@ -6,10 +6,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.ChildClasses;
+import io.jkompute.net.TestPorts;
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 import java.io.PrintStream;
-import java.net.DatagramSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -64,10 +64,8 @@ class FragmentDriverTest {
                 - name: ping""");
     }
 
-    static int freePort() throws IOException {
-        try (DatagramSocket s = new DatagramSocket(0)) {
-            return s.getLocalPort();
-        }
+    static int freePort() {
+        return TestPorts.free();
     }
 
     record Run(FragmentDriver driver, FragmentDriver.AppResult result, String log) {
