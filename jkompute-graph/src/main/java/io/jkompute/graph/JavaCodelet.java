@@ -18,7 +18,10 @@ import java.util.concurrent.ConcurrentHashMap;
  * {@code stream_pools}, {@code clock}.
  */
 public final class JavaCodelet extends Codelet {
-    private static final ConcurrentHashMap<String, URLClassLoader> JAR_LOADERS = new ConcurrentHashMap<>();
+    private static final ConcurrentHashMap<JarVersion, URLClassLoader> JAR_LOADERS = new ConcurrentHashMap<>();
+
+    private record JarVersion(Path path, long size, long modifiedMillis, ClassLoader parent) {
+    }
 
     /**
      * Creates the component with its parameters unset; the graph loader sets them from the app's YAML (or Java code
@@ -116,8 +119,7 @@ public final class JavaCodelet extends Codelet {
      */
     private static URLClassLoader jarLoader(Path jar, ClassLoader parent) throws IOException {
         Path path = jar.toAbsolutePath().normalize();
-        String key = path + "|" + Files.size(path) + "|" + Files.getLastModifiedTime(path).toMillis() + "|"
-                + System.identityHashCode(parent);
+        JarVersion key = new JarVersion(path, Files.size(path), Files.getLastModifiedTime(path).toMillis(), parent);
         URLClassLoader loader = JAR_LOADERS.get(key);
         if (loader == null) {
             URLClassLoader created = new URLClassLoader(new URL[] {path.toUri().toURL()}, parent);

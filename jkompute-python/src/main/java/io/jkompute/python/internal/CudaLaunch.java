@@ -122,17 +122,11 @@ final class CudaLaunch {
         int n = Math.toIntExact(tuple ? Py.PyTuple_Size(args) : Py.PyList_Size(args));
         Params p = PARAMS.get();
         MemorySegment params = p.forArguments(n);
-        int tensors = 0;
         try {
-            tensors = pack(args, tuple, n, p);
+            int tensors = pack(args, tuple, n, p);
             // every argument read before any tensor changes stream: a bad argument leaves the tensors as they were
             for (int k = 0; k < tensors; k++) {
-                CudaDeviceTensor t = p.tensors[k];
-                Stream previous = t.stream();
-                if (previous != null && previous != stream) {
-                    t.synchronize();
-                }
-                t.setStream(stream);
+                orderOn(p.tensors[k], stream);
             }
         } finally {
             Arrays.fill(p.tensors, null); // no tensor kept past the call, also when an argument was refused
@@ -141,9 +135,22 @@ final class CudaLaunch {
         return null;
     }
 
+    /**
+     * A CUDA tensor about to be used on {@code stream}: work another stream queued on it is finished first, and the
+     * stream is recorded on it, so that its pool block is neither reused nor read downstream before that stream's work
+     * has run (as CudaScale.java does per frame). For {@code cuda_use} and for launch.
+     */
+    static void orderOn(CudaDeviceTensor t, Stream stream) {
+        Stream previous = t.stream();
+        if (previous != null && previous != stream) {
+            t.synchronize();
+        }
+        t.setStream(stream);
+    }
+
     /** Each argument into its slot; the CUDA tensors among them into p.tensors. Returns how many tensors. */
     private static int pack(MemorySegment args, boolean tuple, int n, Params p) {
-        MemorySegment block0 = p.block;
+        MemorySegment slots = p.block;
         int tensors = 0;
         for (int k = 0; k < n; k++) {
             MemorySegment arg = tuple ? Py.PyTuple_GetItem(args, k) : Py.PyList_GetItem(args, k);
@@ -155,26 +162,26 @@ final class CudaLaunch {
                         p.tensors = Arrays.copyOf(p.tensors, tensors * 2);
                     }
                     p.tensors[tensors++] = t;
-                    block0.set(JAVA_LONG, slot, t.pointer());
+                    slots.set(JAVA_LONG, slot, t.pointer());
                 }
-                case ARRAY -> block0.set(JAVA_LONG, slot, arrayPointer(arg));
-                case I8 -> block0.set(JAVA_BYTE, slot, (byte) integer(arg, k, Byte.MIN_VALUE, Byte.MAX_VALUE));
-                case U8 -> block0.set(JAVA_BYTE, slot, (byte) integer(arg, k, 0, 0xFF));
-                case I16 -> block0.set(JAVA_SHORT, slot, (short) integer(arg, k, Short.MIN_VALUE, Short.MAX_VALUE));
-                case U16 -> block0.set(JAVA_SHORT, slot, (short) integer(arg, k, 0, 0xFFFF));
-                case I32 -> block0.set(JAVA_INT, slot, (int) integer(arg, k, Integer.MIN_VALUE, Integer.MAX_VALUE));
-                case U32 -> block0.set(JAVA_INT, slot, (int) integer(arg, k, 0, 0xFFFF_FFFFL));
-                case I64 -> block0.set(JAVA_LONG, slot, integer(arg, k, Long.MIN_VALUE, Long.MAX_VALUE));
-                case U64 -> block0.set(JAVA_LONG, slot, checked(Py.PyLong_AsUnsignedLongLongMask(arg)));
-                case F16 -> block0.set(JAVA_SHORT, slot, Float.floatToFloat16((float) real(arg)));
-                case F32 -> block0.set(JAVA_FLOAT, slot, (float) real(arg));
-                case F64 -> block0.set(JAVA_DOUBLE, slot, real(arg));
+                case ARRAY -> slots.set(JAVA_LONG, slot, arrayPointer(arg));
+                case I8 -> slots.set(JAVA_BYTE, slot, (byte) integer(arg, k, Byte.MIN_VALUE, Byte.MAX_VALUE));
+                case U8 -> slots.set(JAVA_BYTE, slot, (byte) integer(arg, k, 0, 0xFF));
+                case I16 -> slots.set(JAVA_SHORT, slot, (short) integer(arg, k, Short.MIN_VALUE, Short.MAX_VALUE));
+                case U16 -> slots.set(JAVA_SHORT, slot, (short) integer(arg, k, 0, 0xFFFF));
+                case I32 -> slots.set(JAVA_INT, slot, (int) integer(arg, k, Integer.MIN_VALUE, Integer.MAX_VALUE));
+                case U32 -> slots.set(JAVA_INT, slot, (int) integer(arg, k, 0, 0xFFFF_FFFFL));
+                case I64 -> slots.set(JAVA_LONG, slot, integer(arg, k, Long.MIN_VALUE, Long.MAX_VALUE));
+                case U64 -> slots.set(JAVA_LONG, slot, checked(Py.PyLong_AsUnsignedLongLongMask(arg)));
+                case F16 -> slots.set(JAVA_SHORT, slot, Float.floatToFloat16((float) real(arg)));
+                case F32 -> slots.set(JAVA_FLOAT, slot, (float) real(arg));
+                case F64 -> slots.set(JAVA_DOUBLE, slot, real(arg));
                 case BOOL -> {
                     int truth = Py.PyObject_IsTrue(arg);
                     if (truth < 0) {
                         throw NativeModule.pythonErrorSet();
                     }
-                    block0.set(JAVA_BYTE, slot, (byte) truth);
+                    slots.set(JAVA_BYTE, slot, (byte) truth);
                 }
                 default -> throw new IllegalStateException("unknown argument kind for argument " + k);
             }

@@ -419,21 +419,15 @@ final class NativeModule {
         });
         f.put("tensor_info", a -> info(a.h(0, GraphTensor.class)));
         f.put("cuda_use", a -> {
-            // a CUDA tensor about to be used on the stream of a CudaStreamPool (by cid): work another stream
-            // queued on it is finished first, and the stream is recorded on the tensor, so that its pool block is
-            // not reused (nor read downstream) before that stream's work has run. As CudaScale.java does per frame.
-            // (stream cid, tensor handle, tensor handle, ...): the tensors a kernel launch uses, in one call
+            // (stream cid, tensor handle, tensor handle, ...): the tensors a kernel on the stream of a CudaStreamPool
+            // (by cid) is about to use, ordered on that stream in one call
             CudaStreamId id = CudaStreamId.forCid(a.i(0));
             if (id == null) {
                 throw new IllegalArgumentException("no live CUDA stream with cid " + a.i(0)
                         + " (allocate_stream() gives one)");
             }
             for (int k = 1; k < a.count(); k++) {
-                CudaDeviceTensor t = a.h(k, CudaDeviceTensor.class);
-                if (t.stream() != null && t.stream() != id.stream()) {
-                    t.synchronize();
-                }
-                t.setStream(id.stream());
+                CudaLaunch.orderOn(a.h(k, CudaDeviceTensor.class), id.stream());
             }
             return null;
         });
