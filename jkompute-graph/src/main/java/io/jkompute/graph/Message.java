@@ -208,6 +208,38 @@ public final class Message {
         return null;
     }
 
+    /**
+     * Where the first component of the type (with this name; any name for null) is, at or after {@code from}, in the
+     * order added, or -1. With {@link #component(int)}, a way to name a component by its message and place, which
+     * stays its place when it is {@link #replace replaced}: how language bindings refer to a message's tensors
+     * without holding each one.
+     */
+    public int indexOf(Class<?> type, String name, int from) {
+        State st = state;
+        synchronized (st) {
+            Object[] slots = st.slots;
+            for (int i = Math.max(0, from); i < st.size; i++) {
+                if (type.isInstance(slots[2 * i + 1]) && (name == null || slots[2 * i].equals(name))) {
+                    return i;
+                }
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * The component at {@code index} in the order added (see {@link #indexOf}).
+     *
+     * @throws IndexOutOfBoundsException if the message has no component there
+     */
+    public Object component(int index) {
+        State st = state;
+        synchronized (st) {
+            Objects.checkIndex(index, st.size);
+            return st.slots[2 * index + 1];
+        }
+    }
+
     /** Every component of the type, in the order added. */
     public <T> List<T> findAll(Class<T> type) {
         List<T> out = new ArrayList<>();

@@ -113,6 +113,26 @@ class MessageAndJavaApiTest {
     }
 
     @Test
+    void componentsByPlaceKeepTheirPlaceWhenReplaced() {
+        HostTensor t1 = HostTensor.of(new float[] {1});
+        HostTensor t2 = HostTensor.of(new float[] {2});
+        HostTensor t3 = HostTensor.of(new float[] {3});
+        Message m = Message.create().add("meta", 7L).add("a", t1).add("b", t2);
+        assertEquals(1, m.indexOf(GraphTensor.class, null, 0));
+        assertEquals(2, m.indexOf(GraphTensor.class, null, 2));
+        assertEquals(-1, m.indexOf(GraphTensor.class, null, 3));
+        assertEquals(2, m.indexOf(GraphTensor.class, "b", 0));
+        assertEquals(-1, m.indexOf(GraphTensor.class, "meta", 0), "a component of another type is not found");
+        assertEquals(0, m.indexOf(Long.class, "meta", -5));
+        m.replace(t2, t3);
+        assertSame(t3, m.component(2));
+        assertEquals(2, m.indexOf(GraphTensor.class, "b", 0));
+        assertThrows(IndexOutOfBoundsException.class, () -> m.component(3));
+        assertThrows(IndexOutOfBoundsException.class, () -> m.component(-1));
+        m.release();
+    }
+
+    @Test
     void settingTheTimestampReplacesItAndPutsItLast() {
         Message m = Message.create().add("seq", 7L);
         m.setTimestamp(new Timestamp(1, 2));

@@ -80,14 +80,18 @@ class PyCodeletV0Test {
 
     @Test
     void hostTensorsAreReadAndWrittenThroughMemoryview() {
+        int before = io.jkompute.python.internal.Interpreter.liveHandles();
         try (Graph g = Graph.load(GRAPHS.resolve("tensors.yaml"))) {
-            g.run();
+            assertEquals(StopReason.COMPLETED, g.run().reason());
+            assertEquals(3, g.entity("doubler").tickCount());
             TensorRecorder rec = (TensorRecorder) g.component("sink/recorder", JavaCodelet.class).instance();
             assertEquals(List.of(
                     "100 [2, 3][1.0, 1.5, 2.0, 2.5, 3.0, 3.5] int32[6][0, 1, 2, 3, 4, 5]",
                     "101 [2, 3][2.0, 2.5, 3.0, 3.5, 4.0, 4.5] int32[6][2, 3, 4, 5, 6, 7]",
                     "102 [2, 3][3.0, 3.5, 4.0, 4.5, 5.0, 5.5] int32[6][4, 5, 6, 7, 8, 9]"), rec.seen);
         }
+        // the message the doubler's kept Tensor held, and every other handle, went back with the graph
+        assertEquals(before, io.jkompute.python.internal.Interpreter.liveHandles());
     }
 
     @Test

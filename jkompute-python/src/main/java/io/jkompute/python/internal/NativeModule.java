@@ -379,15 +379,21 @@ final class NativeModule {
         f.put("clock_timestamp", a -> py(a.h(0, Clock.class).timestamp()));
 
         // tensors
-        f.put("tensors", a -> handles(a.h(0, Message.class).findAll(GraphTensor.class)));
-        f.put("tensor", a -> handle(a.h(0, Message.class).get(GraphTensor.class, a.s(1))));
+        f.put("tensors", a -> {
+            Message m = a.h(0, Message.class);
+            List<Object> hs = new ArrayList<>();
+            for (int k = m.indexOf(GraphTensor.class, null, 0); k >= 0; k = m.indexOf(GraphTensor.class, null, k + 1)) {
+                hs.add(Handles.ofComponent(a.i(0), k));
+            }
+            return py(hs);
+        });
         f.put("tensor_with_info", a -> {
             // Tensor.get_from_entity in one call: the named (or, for "", the first) tensor's handle and its
             // description, so a codelet reading shape, type or pointer makes no further call
             Message m = a.h(0, Message.class);
             String name = a.s(1);
-            GraphTensor t = name.isEmpty() ? first(m) : m.get(GraphTensor.class, name);
-            return t == null ? null : handleWithInfo(t);
+            int k = m.indexOf(GraphTensor.class, name.isEmpty() ? null : name, 0);
+            return k < 0 ? null : handleWithInfo(a.i(0), k, (GraphTensor) m.component(k));
         });
         f.put("add_tensor", a -> {
             // (message, name, allocator, element type, storage, tensor it replaces or 0, dimension, dimension, ...)
@@ -411,11 +417,12 @@ final class NativeModule {
             if (previous == 0) {
                 m.add(a.s(1), t);
             } else {
-                // GXF's reshape of an allocated tensor: the new memory takes the old one's place, which goes back
+                // GXF's reshape of an allocated tensor: the new memory takes the old one's place (and so its
+                // handle), and the old goes back
                 m.replace(a.h(5, GraphTensor.class), t);
             }
             // the new tensor's description comes back with its handle: reshape is one call
-            return handleWithInfo(t);
+            return handleWithInfo(a.i(0), place(m, t), t);
         });
         f.put("tensor_info", a -> info(a.h(0, GraphTensor.class)));
         f.put("cuda_use", a -> {
@@ -445,7 +452,7 @@ final class NativeModule {
                 DataType type = dataType(array.dtype().name().toLowerCase(java.util.Locale.ROOT));
                 CudaDeviceTensor t = CudaDeviceTensor.wrap(array, type, array.shape(), array::close);
                 m.add(a.s(1), t);
-                return handle(t);
+                return componentHandle(a.i(0), m, t);
             } catch (RuntimeException e) {
                 array.close();
                 throw e;
@@ -516,7 +523,7 @@ final class NativeModule {
             HostTensor t = HostTensor.wrap(MemorySegment.ofAddress(address).reinterpret(bytes), type, shape, strides,
                     () -> in.decrefLater(owner));
             m.add(a.s(1), t);
-            return handle(t);
+            return componentHandle(a.i(0), m, t);
         });
 
         // Python objects in messages (PyData, CudaStreamId)
@@ -600,17 +607,27 @@ final class NativeModule {
         return info;
     }
 
-    /** (handle, info) of a tensor. */
-    private static MemorySegment handleWithInfo(GraphTensor t) {
+    /** (handle, info) of the tensor at {@code place} of the message whose handle is {@code message}. */
+    private static MemorySegment handleWithInfo(long message, int place, GraphTensor t) {
         MemorySegment pair = interpreter().newTuple(2);
-        Py.PyTuple_SetItem(pair, 0, Py.PyLong_FromLongLong(Handles.put(t)));
+        Py.PyTuple_SetItem(pair, 0, Py.PyLong_FromLongLong(Handles.ofComponent(message, place)));
         Py.PyTuple_SetItem(pair, 1, info(t));
         return pair;
     }
 
-    private static GraphTensor first(Message m) {
-        List<GraphTensor> all = m.findAll(GraphTensor.class);
-        return all.isEmpty() ? null : all.get(0);
+    /** Where {@code t} (by identity) is among the tensors of {@code m}. */
+    private static int place(Message m, GraphTensor t) {
+        for (int k = m.indexOf(GraphTensor.class, null, 0); k >= 0; k = m.indexOf(GraphTensor.class, null, k + 1)) {
+            if (m.component(k) == t) {
+                return k;
+            }
+        }
+        throw new IllegalStateException("a tensor just added is not in its message");
+    }
+
+    /** The handle of {@code t}, a tensor of {@code m} (whose handle is {@code message}), as a Python int. */
+    private static MemorySegment componentHandle(long message, Message m, GraphTensor t) {
+        return Py.PyLong_FromLongLong(Handles.ofComponent(message, place(m, t)));
     }
 
     private static <T> T as(Object o, Class<T> type) {

@@ -6,7 +6,6 @@ import functools
 import _jkompute
 from gxf.core import Entity, _received
 
-_release = _jkompute.release
 _receive = _jkompute.receive
 _publish = _jkompute.publish
 _tensor_with_info = _jkompute.tensor_with_info
@@ -294,24 +293,14 @@ class TensorDescription:
         self.strides = strides
 
 
-def _dimensions(shape):
-    """A shape's dimensions as a tuple of ints (a Shape's own tuple as it is)."""
-    return shape._dims if type(shape) is Shape else tuple(int(d) for d in shape)
-
-
-def _label(element_type):
-    # _value_ is the member's own attribute; .value is a property, a Python call per read
-    return element_type._value_ if type(element_type) is PrimitiveType else PrimitiveType(element_type).value
-
-
-def _storage(storage_type):
-    return storage_type._value_ if type(storage_type) is MemoryStorageType else MemoryStorageType(storage_type).value
-
-
 class Tensor:
     """A tensor of a message. Host tensors are numpy arrays without a copy (np.asarray(tensor), np.from_dlpack)
     and give memoryview(); the Tensor keeps its message alive, so an array made from it stays valid as long as it
-    is referenced. Device tensors give to_host(), a host copy."""
+    is referenced. Device tensors give to_host(), a host copy.
+
+    Its handle names the tensor by its message and place there: the message, kept by _msg, keeps the tensor, so a
+    Tensor has nothing to give back when it dies (no finalizer: one call into the graph less per tensor and frame).
+    Only a tensor of no message (to_host's copy) holds a handle of its own (_HeldTensor)."""
 
     __slots__ = ("_ctx", "_h", "_msg", "_name", "_info", "_array", "_added")
 
@@ -323,9 +312,6 @@ class Tensor:
         self._info = None
         self._array = array
         self._added = False
-
-    # gives the handle in _h back with no Python frame
-    __del__ = _jkompute.handle_finalizer
 
     # ---- finding and adding --------------------------------------------------------------------------------
 
@@ -470,15 +456,18 @@ class Tensor:
         if previous and not self._added:
             raise ValueError("tensor '%s' of a received message cannot be reallocated (other receivers may share "
                              "it); add a tensor to a new message" % (self._name or ""))
+        # labels and dimensions read here, not by helpers: a frame each on a path taken every frame. _value_ is
+        # the member's own attribute (.value is a property, a call per read); a Shape's tuple is taken as it is
+        label = element_type._value_ if type(element_type) is PrimitiveType else PrimitiveType(element_type).value
+        storage = (storage_type._value_ if type(storage_type) is MemoryStorageType
+                   else MemoryStorageType(storage_type).value)
+        dims = shape._dims if type(shape) is Shape else tuple(int(d) for d in shape)
         try:
-            h, self._info = _add_tensor(self._msg, self._name or "", allocator._h, _label(element_type),
-                                        _storage(storage_type), previous, *_dimensions(shape))
+            h, self._info = _add_tensor(self._msg, self._name or "", allocator._h, label, storage, previous, *dims)
         except _java_error() as e:
             # e.g. an exhausted pool or a block too small: reported at the user's reshape line
             raise RuntimeError(e.args[0]) from None
-        self._h = h
-        if previous:
-            _release(previous)
+        self._h = h  # a reshaped tensor keeps its place in the message, and so its handle
         return self
 
     # ---- description ---------------------------------------------------------------------------------------
@@ -552,7 +541,7 @@ class Tensor:
         """This tensor if it is on the host, else a host copy of the device tensor."""
         if self._i()[5] != "device":
             return self
-        return Tensor(self._ctx, _jkompute.to_host(self._h), self._msg, self._name)
+        return _HeldTensor(self._ctx, _jkompute.to_host(self._h), self._msg, self._name)
 
     def memoryview(self):
         """A writable memoryview of the host memory, typed and shaped like the tensor (a flat byte view when the
@@ -632,6 +621,14 @@ class Tensor:
             return "Tensor(%s, unallocated)" % self._name
         info = self._i()
         return "Tensor(%s, %s, %s)" % (list(info[3]), info[2], info[5])
+
+
+class _HeldTensor(Tensor):
+    """A tensor of no message (a host copy of a device tensor), whose handle is its own: given back when it dies."""
+    __slots__ = ()
+
+    # gives the handle in _h back with no Python frame
+    __del__ = _jkompute.handle_finalizer
 
 
 @functools.lru_cache(maxsize=64)
