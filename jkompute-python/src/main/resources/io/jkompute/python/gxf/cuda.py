@@ -5,6 +5,8 @@ cupy.cuda.ExternalStream(stream.ptr), torch.cuda.ExternalStream(stream.ptr)."""
 import _jkompute
 from gxf.std import Tensor, _new
 
+_add_stream_id = _jkompute.add_stream_id
+
 
 class CudaStream:
     """A stream of a CudaStreamPool: ptr is the native CUstream handle, device its CUDA device, cid the stream's
@@ -73,8 +75,9 @@ class CudaStreamId:
     def stream_cid(self, cid):
         if self._entity is None:
             raise ValueError("a CudaStreamId from CudaStreamId.add_to_entity(msg, name) is needed")
-        _jkompute.add_stream_id(self._entity, self._name, int(cid))
-        self._cid = int(cid)
+        # set per frame: the graph reads the cid as int() would, so an int needs no conversion here
+        _add_stream_id(self._entity, self._name, cid)
+        self._cid = cid if type(cid) is int else int(cid)
 
     def stream(self):
         """The CudaStream named by stream_cid (None when that stream no longer exists)."""
