@@ -482,17 +482,22 @@ class Tensor:
             info = self._info = _jkompute.tensor_info(self._h)
         return info
 
+    # shape, element_type and storage_type are read per frame: the description as `self._info or self._i()` and
+    # the Shape made in place save a call each (an empty description is never a valid one, so `or` is safe)
+
     def shape(self):
-        return _shape(self._i()[3])
+        s = _new(Shape)
+        s._dims = (self._info or self._i())[3]
+        return s
 
     def rank(self):
         return len(self._i()[3])
 
     def element_type(self):
-        return _PRIMITIVE[self._i()[2]]
+        return _PRIMITIVE[(self._info or self._i())[2]]
 
     def storage_type(self):
-        return _STORAGE[self._i()[5]]
+        return _STORAGE[(self._info or self._i())[5]]
 
     def bytes_per_element(self):
         return _ITEMSIZE[self._i()[2]]
