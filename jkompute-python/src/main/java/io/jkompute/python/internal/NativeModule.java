@@ -380,10 +380,11 @@ final class NativeModule {
 
         // tensors
         f.put("tensors", a -> {
+            long message = a.i(0);
             Message m = a.h(0, Message.class);
             List<Object> hs = new ArrayList<>();
             for (int k = m.indexOf(GraphTensor.class, null, 0); k >= 0; k = m.indexOf(GraphTensor.class, null, k + 1)) {
-                hs.add(Handles.ofComponent(a.i(0), k));
+                hs.add(Handles.ofComponent(message, k));
             }
             return py(hs);
         });
