@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.io.StringWriter;
 import java.net.URI;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
@@ -48,11 +49,12 @@ public final class JavaSourceCompiler {
      * time this text of the file is asked for with this parent loader.
      */
     public static Class<?> compile(Path source, String className, ClassLoader parent) throws ClassNotFoundException {
+        byte[] text;
         Key key;
         try {
-            key = new Key(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256")
-                    .digest(Files.readAllBytes(source))), className, parent,
-                    System.getProperty("java.class.path", ""), System.getProperty("jdk.module.path", ""));
+            text = Files.readAllBytes(source);
+            key = new Key(HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(text)), className,
+                    parent, System.getProperty("java.class.path", ""), System.getProperty("jdk.module.path", ""));
         } catch (IOException e) {
             throw new IllegalStateException("cannot read codelet_file " + source + ": " + e.getMessage(), e);
         } catch (NoSuchAlgorithmException e) {
@@ -60,7 +62,8 @@ public final class JavaSourceCompiler {
         }
         Class<?> compiled = COMPILED.get(key);
         if (compiled == null) {
-            compiled = compileNow(source, className, parent);
+            // the text read for the key is the text compiled: a file edited in between cannot be cached under it
+            compiled = compileNow(source, new String(text, StandardCharsets.UTF_8), key, className, parent);
             if (COMPILED.size() >= CACHE_MAX) {
                 COMPILED.clear();
             }
@@ -70,7 +73,7 @@ public final class JavaSourceCompiler {
         return compiled;
     }
 
-    private static Class<?> compileNow(Path source, String className, ClassLoader parent)
+    private static Class<?> compileNow(Path source, String text, Key key, String className, ClassLoader parent)
             throws ClassNotFoundException {
         JavaCompiler compiler = ToolProvider.getSystemJavaCompiler();
         if (compiler == null) {
@@ -82,16 +85,21 @@ public final class JavaSourceCompiler {
         try (StandardJavaFileManager std = compiler.getStandardFileManager(diagnostics, Locale.ROOT, null);
              MemoryFileManager files = new MemoryFileManager(std, classes)) {
             List<String> options = new ArrayList<>(List.of("-proc:none", "-Xlint:none", "-g"));
-            String cp = System.getProperty("java.class.path", "");
-            String mp = System.getProperty("jdk.module.path", "");
-            if (!cp.isEmpty()) {
-                options.addAll(List.of("-classpath", cp));
+            if (!key.classPath().isEmpty()) {
+                options.addAll(List.of("-classpath", key.classPath()));
             }
-            if (!mp.isEmpty()) {
-                options.addAll(List.of("--module-path", mp, "--add-modules", "ALL-MODULE-PATH"));
+            if (!key.modulePath().isEmpty()) {
+                options.addAll(List.of("--module-path", key.modulePath(), "--add-modules", "ALL-MODULE-PATH"));
             }
             StringWriter out = new StringWriter();
-            Iterable<? extends JavaFileObject> units = std.getJavaFileObjects(source.toFile());
+            // named by the file's own URI, so that javac's checks of public class names and its messages see the file
+            JavaFileObject unit = new SimpleJavaFileObject(source.toUri(), JavaFileObject.Kind.SOURCE) {
+                @Override
+                public CharSequence getCharContent(boolean ignoreEncodingErrors) {
+                    return text;
+                }
+            };
+            List<JavaFileObject> units = List.of(unit);
             boolean ok = compiler.getTask(out, files, diagnostics, options, null, units).call();
             if (!ok) {
                 StringBuilder sb = new StringBuilder("cannot compile " + source + ":");
