@@ -71,7 +71,10 @@ final class Jvm implements AutoCloseable {
         return launch(name, classes.classPath, flags, main, args);
     }
 
-    /** Starts {@code main} on {@code classPath} with Aeron's flags, the JIT tier limit and {@code jvmArgs}. */
+    /**
+     * Starts {@code main} on {@code classPath} with Aeron's flags, the JIT tier limit and {@code jvmArgs}, through
+     * {@link ChildMain}, so that the child does not outlive this JVM.
+     */
     static Jvm launch(String name, String classPath, List<String> jvmArgs, String main, String... args) {
         List<String> cmd = new ArrayList<>();
         cmd.add(ProcessHandle.current().info().command().orElse("java"));
@@ -81,7 +84,8 @@ final class Jvm implements AutoCloseable {
                 "-Dorg.slf4j.simpleLogger.defaultLogLevel=warn"));
         cmd.addAll(jitFlags());
         cmd.addAll(jvmArgs);
-        cmd.addAll(List.of("-cp", classPath, main));
+        cmd.add("-D" + ChildMain.PARENT_PID + "=" + ProcessHandle.current().pid());
+        cmd.addAll(List.of("-cp", classPath, ChildMain.class.getName(), main));
         cmd.addAll(List.of(args));
         try {
             return new Jvm(name, new ProcessBuilder(cmd).redirectErrorStream(true).start());
