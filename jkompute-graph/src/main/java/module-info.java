@@ -10,7 +10,7 @@ module io.jkompute.graph {
 
     exports io.jkompute.graph;
     exports io.jkompute.graph.std;
-    // the fragment planner (jkompute-net) reads a fragment's rewritten app text with the same reader
+    // the fragment planner (jkompute-net) composes the app and reads each fragment's documents with the same reader
     exports io.jkompute.graph.yaml to io.jkompute.net;
 
     uses io.jkompute.graph.GraphExtension;

@@ -7,6 +7,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.testing.Recorder;
+import io.jkompute.graph.yaml.YamlGraphReader;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -15,6 +16,14 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.CsvSource;
+import org.snakeyaml.engine.v2.common.FlowStyle;
+import org.snakeyaml.engine.v2.common.ScalarStyle;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
+import org.snakeyaml.engine.v2.nodes.Tag;
 
 /** YAML loading: every error with file and line; overrides; Java codelets compiled from a .java file. */
 class YamlAndJavaCodeletTest {
@@ -38,6 +47,35 @@ class YamlAndJavaCodeletTest {
         GraphLoadException e = loadError(file);
         assertEquals(new SourceLocation(ERRORS.resolve(file).toString(), line), e.location(), e.getMessage());
         assertTrue(e.getMessage().startsWith(ERRORS.resolve(file) + ":" + line + ": " + message), e.getMessage());
+    }
+
+    @Test
+    void composedDocumentsAreReadWithTheLinesOfTheirNodes() throws IOException {
+        Path file = ERRORS.resolve("unknown-type.yaml");
+        String label = file.toString();
+        List<Node> documents = YamlGraphReader.compose(label, Files.readString(file));
+        try (Graph g = Graph.create()) {
+            GraphLoadException e = assertThrows(GraphLoadException.class,
+                    () -> new YamlGraphReader(g).read(label, documents));
+            assertEquals(new SourceLocation(label, 6), e.location(), e.getMessage());
+        }
+        // a document built in code has no marks: its errors name the file without a line
+        MappingNode built = new MappingNode(Tag.MAP, List.of(
+                new NodeTuple(plain(Tag.STR, "name"), plain(Tag.STR, "added")),
+                new NodeTuple(plain(Tag.STR, "components"), new SequenceNode(Tag.SEQ, List.of(
+                        new MappingNode(Tag.MAP, List.of(new NodeTuple(plain(Tag.STR, "type"),
+                                plain(Tag.STR, "NoSuchType"))), FlowStyle.BLOCK)), FlowStyle.BLOCK))),
+                FlowStyle.BLOCK);
+        try (Graph g = Graph.create()) {
+            GraphLoadException e = assertThrows(GraphLoadException.class,
+                    () -> new YamlGraphReader(g).read("app.yaml", List.of(built)));
+            assertEquals(new SourceLocation("app.yaml", 0), e.location(), e.getMessage());
+            assertTrue(e.getMessage().startsWith("app.yaml: unknown component type 'NoSuchType'"), e.getMessage());
+        }
+    }
+
+    private static ScalarNode plain(Tag tag, String value) {
+        return new ScalarNode(tag, value, ScalarStyle.PLAIN);
     }
 
     @Test

@@ -35,7 +35,8 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * Reads GXF-format YAML apps into a {@link Graph}: multi-document files, entities with {@code name} and
  * {@code components} ({@code name}, {@code type}, {@code parameters}), override documents (components with
  * {@code name} and {@code parameters} only) and {@code entity/component/parameter=value} overrides. Every error
- * names the file and line.
+ * names the file and line. Text is composed into SnakeYAML documents first and the documents are read, so a caller
+ * that rebuilds an app's documents (the fragment planner) reads them the same way.
  */
 public final class YamlGraphReader {
     private static final Logger LOG = LoggerFactory.getLogger(YamlGraphReader.class);
@@ -67,12 +68,30 @@ public final class YamlGraphReader {
 
     /** Reads YAML text; {@code label} is the file name used in messages and for relative paths. */
     public void read(String label, String text) {
+        read(label, compose(label, text));
+    }
+
+    /**
+     * Reads composed documents, one node per YAML document, as {@link #compose} gives them or as a caller rebuilt
+     * them from those. {@code label} names the file the nodes were composed from, in messages and for relative paths;
+     * the nodes' marks give the lines, and a node built in code has no mark, so its errors name the file alone.
+     */
+    public void read(String label, List<Node> documents) {
+        for (Node doc : documents) {
+            readDocument(label, doc);
+        }
+    }
+
+    /**
+     * Composes YAML text into its documents, with marks that name {@code label}; YAML errors are load errors naming
+     * the file and line.
+     */
+    public static List<Node> compose(String label, String text) {
         LoadSettings settings = LoadSettings.builder().setLabel(label).build();
-        Compose compose = new Compose(settings);
         List<Node> documents = new ArrayList<>();
         try {
             checkNesting(label, new Parse(settings).parseString(text));
-            for (Node n : compose.composeAllFromString(text)) {
+            for (Node n : new Compose(settings).composeAllFromString(text)) {
                 documents.add(n);
             }
         } catch (MarkedYamlEngineException e) {
@@ -80,9 +99,7 @@ public final class YamlGraphReader {
         } catch (YamlEngineException e) {
             throw new GraphLoadException(new SourceLocation(label, 0), "bad YAML: " + firstLine(e.getMessage()), e);
         }
-        for (Node doc : documents) {
-            readDocument(label, doc);
-        }
+        return documents;
     }
 
     /** Applies {@code entity/component/parameter=value}; the value is read as YAML ("2", "true", "[a, b]"). */
