@@ -12,20 +12,21 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.HexFormat;
+import java.util.IdentityHashMap;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.regex.Pattern;
-import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Compose;
+import org.snakeyaml.engine.v2.api.Dump;
+import org.snakeyaml.engine.v2.api.DumpSettings;
+import org.snakeyaml.engine.v2.api.StreamDataWriter;
 import org.snakeyaml.engine.v2.common.FlowStyle;
+import org.snakeyaml.engine.v2.common.ScalarStyle;
 import org.snakeyaml.engine.v2.exceptions.Mark;
-import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
-import org.snakeyaml.engine.v2.exceptions.YamlEngineException;
 import org.snakeyaml.engine.v2.nodes.MappingNode;
 import org.snakeyaml.engine.v2.nodes.Node;
 import org.snakeyaml.engine.v2.nodes.NodeTuple;
@@ -49,10 +50,10 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * A {@code Connection} whose ends are in two fragments becomes, in the source fragment, an
  * {@code nvidia::gxf::UcxTransmitter} in place of the transmitter and, in the target fragment, an
  * {@code nvidia::gxf::UcxReceiver} in place of the receiver: same entity and component names (the codelets' handles
- * still resolve), same capacity and policy; addresses and ports come from the driver ({@link Wiring}). A fragment's
- * graph is the app text with the other fragments' documents and connections blanked out (lines are kept, so load
- * errors still name the app file and its line), the queue types swapped, the transport's own entity appended and
- * the addresses set as parameter overrides. Errors name the file and line.
+ * still resolve), same capacity and policy; addresses and ports come from the driver ({@link Wiring}). The app is
+ * composed once into SnakeYAML documents and a fragment's graph is read from {@link #documents its documents},
+ * derived from those; nodes taken from the app keep their marks, so a fragment's load errors name the app file and
+ * line, as the plan's own errors do.
  */
 public final class FragmentPlan {
     /** The transport's component types (GXF's names). */
@@ -69,6 +70,9 @@ public final class FragmentPlan {
     private static final Pattern NAME = Pattern.compile("[A-Za-z0-9_.-]+");
     private static final Set<String> TRANSMITTERS = Set.of("DoubleBufferTransmitter");
     private static final Set<String> RECEIVERS = Set.of("DoubleBufferReceiver");
+    /** The double-buffer queues' defaults, which a link keeps. */
+    private static final long QUEUE_CAPACITY = 1;
+    private static final long QUEUE_POLICY = 2;
 
     /** A fragment: its entities (own and shared) and placement. */
     public record Fragment(String name, List<String> entities, Integer gpu, Integer cudaDevice,
@@ -92,22 +96,54 @@ public final class FragmentPlan {
         }
     }
 
-    /** The app text for one fragment plus the parameter overrides that set addresses, ports and devices. */
-    public record FragmentSource(String label, String text, List<String> overrides) {
+    /**
+     * One fragment's app: the documents the loader reads, one node per YAML document; {@code label} names the app
+     * file the nodes' marks point into. Nodes the fragment leaves as they are belong to the plan: read, not changed.
+     */
+    public record FragmentDocuments(String label, List<Node> documents) {
+        /** Documents with an immutable copy of the list. */
+        public FragmentDocuments {
+            documents = List.copyOf(documents);
+        }
+
+        /** The documents as YAML text, to show what a fragment runs (the app's comments and layout are not kept). */
+        public String yaml() {
+            StringBuilder out = new StringBuilder();
+            StreamDataWriter writer = new StreamDataWriter() {
+                @Override
+                public void write(String str) {
+                    out.append(str);
+                }
+
+                @Override
+                public void write(String str, int off, int len) {
+                    out.append(str, off, off + len);
+                }
+            };
+            Dump dump = new Dump(DumpSettings.builder().setExplicitStart(true).build());
+            for (Node d : documents) {
+                dump.dumpNode(d, writer);
+            }
+            return out.toString();
+        }
     }
 
-    private record Comp(String name, String type, Node item, Node typeNode, MappingNode params) {
+    private record Comp(String name, String type, MappingNode item, Node typeNode, MappingNode params) {
     }
 
-    private record Doc(Node root, String entity, List<Comp> comps, boolean fragments) {
+    /** A document; {@code components} is its list of components, null when it has none. */
+    private record Doc(Node root, String entity, SequenceNode components, List<Comp> comps, boolean fragments) {
     }
 
     private record Conn(Comp comp, Doc doc, String source, String target, String fragment) {
     }
 
+    /** The nodes of a fragment's {@code gpu} and {@code cuda_device}, or null: the devices' values point at them. */
+    private record Placement(Node gpu, Node cudaDevice) {
+    }
+
     private final String label;
     private final String text;
-    private final int[] codePoints;
     private final List<Doc> docs = new ArrayList<>();
     private final Map<String, Fragment> fragments = new LinkedHashMap<>();
     private final List<String> shared = new ArrayList<>();
@@ -116,13 +152,15 @@ public final class FragmentPlan {
     private final List<Conn> connections = new ArrayList<>();
     private final List<Edge> edges = new ArrayList<>();
     private final Map<String, RemoteReceiver> remoteReceivers = new LinkedHashMap<>();
-    private final Map<String, Comp> transmitterComps = new LinkedHashMap<>();
+    private final Map<String, Comp> transmitters = new LinkedHashMap<>();
+    /** Per queue of a link ({@code entity/component}), where its cross-fragment connection is, for its parameters. */
+    private final Map<String, Optional<Mark>> linkMarks = new LinkedHashMap<>();
+    private final Map<String, Placement> placements = new LinkedHashMap<>();
     private Node fragmentsDoc;
 
     private FragmentPlan(String label, String text) {
         this.label = label;
         this.text = text;
-        this.codePoints = text.codePoints().toArray();
     }
 
     /** Reads an app file with a {@code fragments:} document. */
@@ -211,18 +249,7 @@ public final class FragmentPlan {
     // ---- parsing -----------------------------------------------------------------------------------------
 
     private void parse() {
-        List<Node> roots = new ArrayList<>();
-        try {
-            LoadSettings settings = LoadSettings.builder().setLabel(label).build();
-            for (Node n : new Compose(settings).composeAllFromString(text)) {
-                roots.add(n);
-            }
-        } catch (MarkedYamlEngineException e) {
-            throw new GraphLoadException(at(e.getProblemMark()), "bad YAML: " + oneLine(e.getMessage()), e);
-        } catch (YamlEngineException e) {
-            throw new GraphLoadException(new SourceLocation(label, 0), "bad YAML: " + oneLine(e.getMessage()), e);
-        }
-        for (Node root : roots) {
+        for (Node root : YamlGraphReader.compose(label, text)) {
             readDoc(root);
         }
         if (fragmentsDoc == null) {
@@ -253,7 +280,7 @@ public final class FragmentPlan {
 
     private void readDoc(Node root) {
         if (root instanceof ScalarNode s && s.getValue().isEmpty()) {
-            docs.add(new Doc(root, null, List.of(), false));
+            docs.add(new Doc(root, null, null, List.of(), false));
             return;
         }
         if (!(root instanceof MappingNode map)) {
@@ -266,15 +293,14 @@ public final class FragmentPlan {
                         + line(fragmentsDoc) + ")");
             }
             fragmentsDoc = root;
-            docs.add(new Doc(root, null, List.of(), true));
+            docs.add(new Doc(root, null, null, List.of(), true));
             return;
         }
         String name = keys.containsKey("name") ? scalar(keys.get("name"), "an entity name") : null;
         List<Comp> comps = new ArrayList<>();
-        Node cs = keys.get("components");
-        if (cs instanceof SequenceNode seq) {
-            boolean flow = seq.getFlowStyle() == FlowStyle.FLOW;
-            for (Node item : seq.getValue()) {
+        SequenceNode list = keys.get("components") instanceof SequenceNode seq ? seq : null;
+        if (list != null) {
+            for (Node item : list.getValue()) {
                 if (!(item instanceof MappingNode im)) {
                     continue; // the loader reports it
                 }
@@ -282,12 +308,7 @@ public final class FragmentPlan {
                 String cname = ck.containsKey("name") ? scalar(ck.get("name"), "a component name") : null;
                 String type = ck.containsKey("type") ? scalar(ck.get("type"), "a component type") : null;
                 MappingNode params = ck.get("parameters") instanceof MappingNode pm ? pm : null;
-                Comp c = new Comp(cname, type, item, ck.get("type"), params);
-                if (flow && isConnection(c)) {
-                    throw new GraphLoadException(at(item), "write the components of a document with connections "
-                            + "as a block list ('- type: Connection' lines), not [ ... ], so fragments can drop one");
-                }
-                comps.add(c);
+                comps.add(new Comp(cname, type, im, ck.get("type"), params));
             }
         }
         if (name == null) {
@@ -303,7 +324,7 @@ public final class FragmentPlan {
             }
             entityLocation.putIfAbsent(name, at(root));
         }
-        docs.add(new Doc(root, name, comps, false));
+        docs.add(new Doc(root, name, list, comps, false));
     }
 
     private void readFragments(Node root) {
@@ -316,7 +337,7 @@ public final class FragmentPlan {
         }
         Map<String, SourceLocation> listedAt = new LinkedHashMap<>();
         Node sh = keys.get("shared");
-        if (sh != null && !isNull(sh)) {
+        if (!isAbsent(sh)) {
             for (Node n : sequence(sh, "'shared' to be a list of entity names").getValue()) {
                 String e = entityRef(n, listedAt, "shared");
                 shared.add(e);
@@ -339,6 +360,7 @@ public final class FragmentPlan {
             Node list;
             Integer gpu = null;
             Integer cuda = null;
+            Placement placement = new Placement(null, null);
             if (v instanceof MappingNode vm) {
                 Map<String, Node> fk = keys(vm);
                 for (Map.Entry<String, Node> k : fk.entrySet()) {
@@ -353,6 +375,8 @@ public final class FragmentPlan {
                 }
                 gpu = index(fk.get("gpu"), "gpu");
                 cuda = index(fk.get("cuda_device"), "cuda_device");
+                placement = new Placement(gpu == null ? null : fk.get("gpu"),
+                        cuda == null ? null : fk.get("cuda_device"));
             } else {
                 list = v;
             }
@@ -366,6 +390,7 @@ public final class FragmentPlan {
                 throw new GraphLoadException(at(list), "fragment '" + fname + "' has no entities");
             }
             fragments.put(fname, new Fragment(fname, own, gpu, cuda, at(t.getKeyNode())));
+            placements.put(fname, placement);
         }
     }
 
@@ -384,7 +409,7 @@ public final class FragmentPlan {
     }
 
     private Integer index(Node n, String key) {
-        if (n == null || isNull(n)) {
+        if (isAbsent(n)) {
             return null;
         }
         String s = scalar(n, "a device index");
@@ -422,6 +447,8 @@ public final class FragmentPlan {
                 byTarget.computeIfAbsent(t, k -> new ArrayList<>()).add(conn);
                 if (conn.fragment() == null) {
                     edges.add(new Edge(sf, s, tf, t, at(c.item())));
+                    linkMarks.put(s, c.item().getStartMark());
+                    linkMarks.putIfAbsent(t, c.item().getStartMark());
                 }
             }
         }
@@ -443,9 +470,9 @@ public final class FragmentPlan {
             Comp rx = component(e.receiver(), e.location());
             checkQueueType(tx, TRANSMITTERS, e.transmitter(), e.location());
             checkQueueType(rx, RECEIVERS, e.receiver(), e.location());
-            transmitterComps.put(e.transmitter(), tx);
+            transmitters.put(e.transmitter(), tx);
             remoteReceivers.computeIfAbsent(e.receiver(), r -> new RemoteReceiver(e.targetFragment(), r,
-                    longParam(rx, "capacity", 1), longParam(rx, "policy", 2)));
+                    longParam(rx, "capacity", QUEUE_CAPACITY), longParam(rx, "policy", QUEUE_POLICY)));
         }
     }
 
@@ -501,7 +528,7 @@ public final class FragmentPlan {
 
     private long longParam(Comp c, String key, long dflt) {
         Node n = param(c, key);
-        if (n == null || isNull(n)) {
+        if (isAbsent(n)) {
             return dflt;
         }
         try {
@@ -534,121 +561,103 @@ public final class FragmentPlan {
 
     // ---- one fragment's graph ----------------------------------------------------------------------------
 
-    /** The text and overrides the loader reads for {@code fragment}. */
-    public FragmentSource source(String fragment, Wiring wiring) {
+    /**
+     * {@code fragment}'s documents: the app's documents of its entities and the shared ones, without the other
+     * fragments' documents and without the connections that are not its own; its queues to and from other fragments
+     * retyped as the transport's, with the {@code wiring}'s addresses and ports and their capacity and policy as
+     * parameters; its devices on its GPU; and the transport's entity when it has links. Nodes taken from the app keep
+     * their marks, so load errors name the app file and line; the app's nodes are never changed (an edited node is a
+     * copy), so each call gives an independent result.
+     */
+    public FragmentDocuments documents(String fragment, Wiring wiring) {
         Fragment f = fragment(fragment);
-        Set<String> members = new LinkedHashSet<>(f.entities());
-        record Edit(int start, int end, String replacement) {
-        }
-        List<Edit> edits = new ArrayList<>();
-        List<String> overrides = new ArrayList<>();
-        for (Doc d : docs) {
-            if (d.fragments() || d.entity() != null && !members.contains(d.entity())) {
-                edits.add(new Edit(start(d.root()), end(d.root()), null));
-            }
-        }
+        Set<String> members = Set.copyOf(f.entities());
+        Set<Node> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
+        Map<Node, Node> replaced = new IdentityHashMap<>();
         for (Conn c : connections) {
-            if (!fragment.equals(c.fragment()) && (c.doc().entity() == null || members.contains(c.doc().entity()))) {
-                int s = start(c.comp().item());
-                int i = s - 1;
-                while (i >= 0 && (codePoints[i] == ' ' || codePoints[i] == '\t')) {
-                    i--;
-                }
-                if (i >= 0 && codePoints[i] == '-') {
-                    s = i;
-                }
-                edits.add(new Edit(s, end(c.comp().item()), null));
+            if (!fragment.equals(c.fragment())) {
+                dropped.add(c.comp().item());
             }
         }
         boolean transport = false;
         for (Edge e : edges) {
             if (e.sourceFragment().equals(fragment)) {
-                Comp tx = transmitterComps.get(e.transmitter());
-                edits.add(new Edit(start(tx.typeNode()), end(tx.typeNode()), UCX_TRANSMITTER));
                 String endpoint = wiring.endpoints().get(e.receiver());
                 if (endpoint == null) {
                     throw new IllegalArgumentException("no address for receiver '" + e.receiver() + "'");
                 }
                 int colon = endpoint.lastIndexOf(':');
-                RemoteReceiver rr = remoteReceivers.get(e.receiver());
-                overrides.add(e.transmitter() + "/receiver_address=" + endpoint.substring(0, colon));
-                overrides.add(e.transmitter() + "/port=" + endpoint.substring(colon + 1));
-                overrides.add(e.transmitter() + "/capacity=" + longParam(tx, "capacity", 1));
-                overrides.add(e.transmitter() + "/policy=" + longParam(tx, "policy", 2));
+                Comp tx = transmitters.get(e.transmitter());
+                Optional<Mark> link = linkMarks.get(e.transmitter());
+                Map<String, Node> parameters = new LinkedHashMap<>();
+                parameters.put("receiver_address", string(endpoint.substring(0, colon), link));
+                parameters.put("port", integer(endpoint.substring(colon + 1), link));
+                queueDefaults(tx, parameters, link);
+                replaced.put(tx.item(), withTypeAndParameters(tx, UCX_TRANSMITTER, parameters));
                 transport = true;
-                if (rr == null) {
-                    throw new IllegalStateException(e.receiver());
-                }
             }
         }
         for (RemoteReceiver rr : remoteReceivers.values()) {
             if (rr.fragment().equals(fragment)) {
-                Comp rx = component(rr.receiver(), null);
-                edits.add(new Edit(start(rx.typeNode()), end(rx.typeNode()), UCX_RECEIVER));
                 String endpoint = wiring.endpoints().get(rr.receiver());
                 if (endpoint == null) {
                     throw new IllegalArgumentException("no port for receiver '" + rr.receiver() + "'");
                 }
-                overrides.add(rr.receiver() + "/address=" + wiring.bindAddress());
-                overrides.add(rr.receiver() + "/port=" + endpoint.substring(endpoint.lastIndexOf(':') + 1));
-                overrides.add(rr.receiver() + "/capacity=" + rr.capacity());
-                overrides.add(rr.receiver() + "/policy=" + rr.policy());
+                Comp rx = component(rr.receiver(), null);
+                Optional<Mark> link = linkMarks.get(rr.receiver());
+                Map<String, Node> parameters = new LinkedHashMap<>();
+                parameters.put("address", string(wiring.bindAddress(), link));
+                parameters.put("port", integer(endpoint.substring(endpoint.lastIndexOf(':') + 1), link));
+                queueDefaults(rx, parameters, link);
+                replaced.put(rx.item(), withTypeAndParameters(rx, UCX_RECEIVER, parameters));
                 transport = true;
             }
         }
-        edits.sort((a, b) -> Integer.compare(a.start(), b.start()));
-        StringBuilder sb = new StringBuilder(text.length() + 256);
-        int pos = 0;
-        for (Edit e : edits) {
-            if (e.start() < pos) {
-                continue; // inside a document already blanked
-            }
-            sb.append(new String(codePoints, pos, e.start() - pos));
-            if (e.replacement() == null) {
-                for (int i = e.start(); i < e.end(); i++) {
-                    int c = codePoints[i];
-                    sb.append(c == '\n' || c == '\r' ? (char) c : ' ');
+        Placement placement = placements.get(fragment);
+        for (String entity : f.entities()) {
+            for (Comp c : componentsOf(entity)) {
+                if (placement.gpu() != null && isNamed(c, "VulkanDevice")) {
+                    replaced.put(c.item(), withTypeAndParameters(c, null, Map.of("device_index",
+                            integer(Integer.toString(f.gpu()), placement.gpu().getStartMark()))));
                 }
-            } else {
-                sb.append(e.replacement());
+                if (placement.cudaDevice() != null && isNamed(c, "GPUDevice")) {
+                    replaced.put(c.item(), withTypeAndParameters(c, null, Map.of("dev_id",
+                            integer(Integer.toString(f.cudaDevice()), placement.cudaDevice().getStartMark()))));
+                }
             }
-            pos = e.end();
         }
-        sb.append(new String(codePoints, pos, codePoints.length - pos));
+        List<Node> out = new ArrayList<>();
+        for (Doc d : docs) {
+            boolean empty = d.root() instanceof ScalarNode;
+            if (d.fragments() || empty || d.entity() != null && !members.contains(d.entity())) {
+                continue;
+            }
+            if (d.entity() == null && d.components() != null && !d.components().getValue().isEmpty()
+                    && dropped.containsAll(d.components().getValue())) {
+                continue; // a connection entity with none of this fragment's connections: nothing to add
+            }
+            out.add(withComponents(d, dropped, replaced));
+        }
         if (transport) {
-            if (sb.length() > 0 && sb.charAt(sb.length() - 1) != '\n') {
-                sb.append('\n');
-            }
-            sb.append("---\n# added for fragment '").append(fragment).append("': the transport to other fragments\n")
-                    .append("name: ").append(TRANSPORT_ENTITY).append('\n')
-                    .append("components:\n")
-                    .append("- name: allocator\n  type: nvidia::gxf::UnboundedAllocator\n")
-                    .append("- name: component_serializer\n  type: nvidia::gxf::UcxComponentSerializer\n")
-                    .append("  parameters: { allocator: allocator }\n")
-                    .append("- name: entity_serializer\n  type: ").append(UCX_SERIALIZER).append('\n')
-                    .append("  parameters: { component_serializers: [component_serializer] }\n")
-                    .append("- name: context\n  type: ").append(UCX_CONTEXT).append('\n')
-                    .append("  parameters: { serializer: entity_serializer }\n");
+            out.add(transportEntity());
         }
-        if (f.gpu() != null) {
-            for (String entity : members) {
-                for (Comp c : componentsOf(entity)) {
-                    if (c.type() != null && stripPrefix(c.type()).equals("VulkanDevice") && c.name() != null) {
-                        overrides.add(entity + "/" + c.name() + "/device_index=" + f.gpu());
-                    }
+        return new FragmentDocuments(label, out);
+    }
+
+    /**
+     * The named VulkanDevice components ({@code entity/component}) of {@code fragment}'s entities: those its
+     * {@code gpu:} places, which {@code --gpu-fallback} moves to device 0.
+     */
+    public List<String> vulkanDevices(String fragment) {
+        List<String> out = new ArrayList<>();
+        for (String entity : fragment(fragment).entities()) {
+            for (Comp c : componentsOf(entity)) {
+                if (isNamed(c, "VulkanDevice")) {
+                    out.add(entity + "/" + c.name());
                 }
             }
         }
-        if (f.cudaDevice() != null) {
-            for (String entity : members) {
-                for (Comp c : componentsOf(entity)) {
-                    if (c.type() != null && stripPrefix(c.type()).equals("GPUDevice") && c.name() != null) {
-                        overrides.add(entity + "/" + c.name() + "/dev_id=" + f.cudaDevice());
-                    }
-                }
-            }
-        }
-        return new FragmentSource(label, sb.toString(), List.copyOf(overrides));
+        return out;
     }
 
     private List<Comp> componentsOf(String entity) {
@@ -661,12 +670,136 @@ public final class FragmentPlan {
         return out;
     }
 
+    /** A named component of {@code type}: the devices a fragment's placement sets (an unnamed one keeps its own). */
+    private static boolean isNamed(Comp c, String type) {
+        return c.type() != null && c.name() != null && stripPrefix(c.type()).equals(type);
+    }
+
+    /** The queue's default capacity and policy where the app leaves them out: the transport's defaults differ. */
+    private static void queueDefaults(Comp queue, Map<String, Node> parameters, Optional<Mark> link) {
+        if (isAbsent(param(queue, "capacity"))) {
+            parameters.put("capacity", integer(Long.toString(QUEUE_CAPACITY), link));
+        }
+        if (isAbsent(param(queue, "policy"))) {
+            parameters.put("policy", integer(Long.toString(QUEUE_POLICY), link));
+        }
+    }
+
+    /** The document with its dropped components left out and its replaced ones swapped; itself when neither. */
+    private static Node withComponents(Doc d, Set<Node> dropped, Map<Node, Node> replaced) {
+        if (d.comps().stream().noneMatch(c -> dropped.contains(c.item()) || replaced.containsKey(c.item()))) {
+            return d.root();
+        }
+        MappingNode root = (MappingNode) d.root();
+        SequenceNode seq = d.components();
+        List<NodeTuple> tuples = new ArrayList<>();
+        for (NodeTuple t : root.getValue()) {
+            if (t.getValueNode() == seq) {
+                List<Node> items = new ArrayList<>();
+                for (Node item : seq.getValue()) {
+                    if (!dropped.contains(item)) {
+                        items.add(replaced.getOrDefault(item, item));
+                    }
+                }
+                tuples.add(new NodeTuple(t.getKeyNode(), new SequenceNode(seq.getTag(), true, items,
+                        seq.getFlowStyle(), seq.getStartMark(), seq.getEndMark())));
+            } else {
+                tuples.add(t);
+            }
+        }
+        return new MappingNode(root.getTag(), true, tuples, root.getFlowStyle(), root.getStartMark(),
+                root.getEndMark());
+    }
+
+    /**
+     * A copy of the component with its type replaced ({@code type} non-null; the new type keeps the old one's mark)
+     * and {@code parameters} set, each replacing the app's value of that name or added after them.
+     */
+    private static MappingNode withTypeAndParameters(Comp c, String type, Map<String, Node> parameters) {
+        List<NodeTuple> tuples = new ArrayList<>();
+        boolean hasParameters = false;
+        for (NodeTuple t : c.item().getValue()) {
+            if (type != null && isKey(t, "type")) {
+                tuples.add(new NodeTuple(t.getKeyNode(), new ScalarNode(Tag.STR, true, type, ScalarStyle.PLAIN,
+                        t.getValueNode().getStartMark(), t.getValueNode().getEndMark())));
+            } else if (isKey(t, "parameters")) {
+                hasParameters = true;
+                boolean map = c.params() != null || isNull(t.getValueNode());
+                // anything else is not a map of parameters: kept for the loader to report with its line
+                tuples.add(map ? new NodeTuple(t.getKeyNode(), withParameters(c.params(), parameters)) : t);
+            } else {
+                tuples.add(t);
+            }
+        }
+        if (!hasParameters) {
+            tuples.add(new NodeTuple(string("parameters", Optional.empty()), withParameters(null, parameters)));
+        }
+        return new MappingNode(c.item().getTag(), true, tuples, c.item().getFlowStyle(), c.item().getStartMark(),
+                c.item().getEndMark());
+    }
+
+    private static MappingNode withParameters(MappingNode given, Map<String, Node> parameters) {
+        Map<String, Node> rest = new LinkedHashMap<>(parameters);
+        List<NodeTuple> tuples = new ArrayList<>();
+        if (given != null) {
+            for (NodeTuple t : given.getValue()) {
+                Node value = t.getKeyNode() instanceof ScalarNode k ? rest.remove(k.getValue()) : null;
+                tuples.add(value == null ? t : new NodeTuple(t.getKeyNode(), value));
+            }
+        }
+        rest.forEach((k, v) -> tuples.add(new NodeTuple(string(k, Optional.empty()), v)));
+        return given == null
+                ? new MappingNode(Tag.MAP, true, tuples, FlowStyle.FLOW, Optional.empty(), Optional.empty())
+                : new MappingNode(given.getTag(), true, tuples, given.getFlowStyle(), given.getStartMark(),
+                        given.getEndMark());
+    }
+
+    /** The entity that holds the transport's context, for a fragment with links. */
+    private static MappingNode transportEntity() {
+        Optional<Mark> none = Optional.empty();
+        List<Node> components = List.of(
+                componentNode("allocator", "nvidia::gxf::UnboundedAllocator", Map.of()),
+                componentNode("component_serializer", "nvidia::gxf::UcxComponentSerializer",
+                        Map.of("allocator", string("allocator", none))),
+                componentNode("entity_serializer", UCX_SERIALIZER, Map.of("component_serializers",
+                        new SequenceNode(Tag.SEQ, true, List.of(string("component_serializer", none)),
+                                FlowStyle.FLOW, none, none))),
+                componentNode("context", UCX_CONTEXT, Map.of("serializer", string("entity_serializer", none))));
+        return new MappingNode(Tag.MAP, true, List.of(
+                new NodeTuple(string("name", none), string(TRANSPORT_ENTITY, none)),
+                new NodeTuple(string("components", none),
+                        new SequenceNode(Tag.SEQ, true, components, FlowStyle.BLOCK, none, none))),
+                FlowStyle.BLOCK, none, none);
+    }
+
+    private static MappingNode componentNode(String name, String type, Map<String, Node> parameters) {
+        Optional<Mark> none = Optional.empty();
+        List<NodeTuple> tuples = new ArrayList<>(List.of(new NodeTuple(string("name", none), string(name, none)),
+                new NodeTuple(string("type", none), string(type, none))));
+        if (!parameters.isEmpty()) {
+            tuples.add(new NodeTuple(string("parameters", none), withParameters(null, parameters)));
+        }
+        return new MappingNode(Tag.MAP, true, tuples, FlowStyle.BLOCK, none, none);
+    }
+
+    private static ScalarNode string(String value, Optional<Mark> at) {
+        return new ScalarNode(Tag.STR, true, value, ScalarStyle.PLAIN, at, at);
+    }
+
+    private static ScalarNode integer(String value, Optional<Mark> at) {
+        return new ScalarNode(Tag.INT, true, value, ScalarStyle.PLAIN, at, at);
+    }
+
+    private static boolean isKey(NodeTuple t, String key) {
+        return t.getKeyNode() instanceof ScalarNode k && k.getValue().equals(key);
+    }
+
     /**
      * Loads and activates {@code fragment}'s graph. {@code params} ({@code entity/component/parameter=value}) that
      * name an entity of another fragment are skipped.
      */
     public Graph load(String fragment, Wiring wiring, List<Path> manifests, List<String> params) {
-        FragmentSource src = source(fragment, wiring);
+        FragmentDocuments documents = documents(fragment, wiring);
         Set<String> members = Set.copyOf(fragment(fragment).entities());
         ComponentRegistry registry = ComponentRegistry.standard();
         for (Path m : manifests) {
@@ -675,10 +808,7 @@ public final class FragmentPlan {
         Graph g = Graph.create(registry);
         try {
             YamlGraphReader reader = new YamlGraphReader(g);
-            reader.read(src.label(), src.text());
-            for (String o : src.overrides()) {
-                reader.override(o);
-            }
+            reader.read(documents.label(), documents.documents());
             for (String p : params) {
                 int slash = p.indexOf('/');
                 if (slash < 0 || members.contains(p.substring(0, slash))) {
@@ -724,12 +854,8 @@ public final class FragmentPlan {
         return n instanceof ScalarNode s && s.getTag().equals(Tag.NULL);
     }
 
-    private static int start(Node n) {
-        return n.getStartMark().map(Mark::getIndex).orElseThrow();
-    }
-
-    private static int end(Node n) {
-        return n.getEndMark().map(Mark::getIndex).orElseThrow();
+    private static boolean isAbsent(Node n) {
+        return n == null || isNull(n);
     }
 
     private static int line(Node n) {
@@ -737,14 +863,6 @@ public final class FragmentPlan {
     }
 
     private SourceLocation at(Node n) {
-        return at(n.getStartMark());
-    }
-
-    private SourceLocation at(Optional<Mark> mark) {
-        return new SourceLocation(label, mark.map(m -> m.getLine() + 1).orElse(0));
-    }
-
-    private static String oneLine(String s) {
-        return s == null ? "" : s.replace('\n', ' ').replaceAll(" +", " ").trim();
+        return new SourceLocation(label, line(n));
     }
 }

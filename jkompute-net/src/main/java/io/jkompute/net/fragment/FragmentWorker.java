@@ -221,7 +221,7 @@ public final class FragmentWorker {
         for (String f : m.fragments()) {
             try {
                 List<String> params = new ArrayList<>(o.params());
-                params.addAll(placement(plan, f, wiring, fallback));
+                params.addAll(placement(plan, f, fallback));
                 long t0 = System.nanoTime();
                 Graph g = plan.load(f, wiring, o.manifests(), params);
                 graphs.put(f, g);
@@ -236,7 +236,7 @@ public final class FragmentWorker {
     }
 
     /** Checks the fragment's GPU exists here; with fallback, moves it to device 0 with a warning. */
-    private List<String> placement(FragmentPlan plan, String f, FragmentPlan.Wiring wiring, boolean fallback) {
+    private List<String> placement(FragmentPlan plan, String f, boolean fallback) {
         Integer gpu = plan.fragment(f).gpu();
         if (gpu == null) {
             return List.of();
@@ -253,10 +253,8 @@ public final class FragmentWorker {
         }
         o.err().println("warning: " + msg + "; using device 0 (--gpu-fallback)");
         List<String> out = new ArrayList<>();
-        for (String ov : plan.source(f, wiring).overrides()) {
-            if (ov.endsWith("/device_index=" + gpu)) {
-                out.add(ov.substring(0, ov.lastIndexOf('=') + 1) + "0");
-            }
+        for (String device : plan.vulkanDevices(f)) {
+            out.add(device + "/device_index=0");
         }
         return out;
     }

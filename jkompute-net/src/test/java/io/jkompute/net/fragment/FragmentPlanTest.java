@@ -9,6 +9,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 import io.jkompute.graph.Graph;
 import io.jkompute.graph.GraphLoadException;
+import io.jkompute.graph.SourceLocation;
 import io.jkompute.graph.RunResult;
 import io.jkompute.graph.StopReason;
 import java.nio.file.Files;
@@ -16,8 +17,17 @@ import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.snakeyaml.engine.v2.nodes.MappingNode;
+import org.snakeyaml.engine.v2.nodes.Node;
+import org.snakeyaml.engine.v2.nodes.NodeTuple;
+import org.snakeyaml.engine.v2.nodes.ScalarNode;
+import org.snakeyaml.engine.v2.nodes.SequenceNode;
 
-/** The fragments document, the per-fragment text (lines kept, queues swapped) and its errors with file:line. */
+/**
+ * The fragments document, each fragment's documents (the app's nodes with their lines, queues retyped for links) and
+ * their errors with file:line.
+ */
 class FragmentPlanTest {
     static final Path APPS = fromModule("../apps/distributed");
 
@@ -42,30 +52,122 @@ class FragmentPlanTest {
         assertEquals(List.of(new FragmentPlan.RemoteReceiver("rx", "rx/in", 1, 2)), plan.remoteReceivers());
         assertNull(plan.fragmentOf("sched"));
 
-        String original = Files.readString(APPS.resolve("fragments-ping.yaml"));
-        List<String> lines = original.lines().toList();
-        FragmentPlan.FragmentSource tx = plan.source("tx", WIRING);
-        List<String> txLines = tx.text().lines().toList();
-        // every original line keeps its number; the transport entity is appended after them
-        int outType = lines.indexOf("  type: DoubleBufferTransmitter");
-        assertEquals("  type: " + FragmentPlan.UCX_TRANSMITTER, txLines.get(outType));
-        assertEquals(lines.get(outType + 1), txLines.get(outType + 1));
-        assertFalse(tx.text().contains("DoubleBufferReceiver"), tx.text());
-        assertFalse(tx.text().contains("type: Connection"), tx.text());
-        assertFalse(tx.text().contains("\nfragments:"), tx.text());
-        assertTrue(tx.text().contains("name: " + FragmentPlan.TRANSPORT_ENTITY));
-        assertEquals(lines.get(lines.size() - 1), txLines.get(lines.size() - 1));
-        assertTrue(tx.overrides().containsAll(List.of("tx/out/receiver_address=10.0.0.2", "tx/out/port=12345",
-                "tx/out/capacity=1", "tx/out/policy=2")), tx.overrides().toString());
 
-        FragmentPlan.FragmentSource rx = plan.source("rx", WIRING);
-        int inType = lines.indexOf("  type: DoubleBufferReceiver");
-        assertEquals("  type: " + FragmentPlan.UCX_RECEIVER, rx.text().lines().toList().get(inType));
-        assertFalse(rx.text().contains("PingTx"));
-        assertTrue(rx.overrides().containsAll(List.of("rx/in/address=0.0.0.0", "rx/in/port=12345")));
+        List<String> lines = Files.readAllLines(APPS.resolve("fragments-ping.yaml"));
+        int connection = lines.indexOf("- type: Connection") + 1;
+        FragmentPlan.FragmentDocuments tx = plan.documents("tx", WIRING);
+        assertEquals(APPS.resolve("fragments-ping.yaml").toString(), tx.label());
+        assertEquals("""
+                ---
+                name: tx
+                components:
+                - name: out
+                  type: nvidia::gxf::UcxTransmitter
+                  parameters: {capacity: 1, policy: 2, receiver_address: 10.0.0.2, port: 12345}
+                - type: DownstreamReceptiveSchedulingTerm
+                  parameters: {transmitter: out, min_size: 1}
+                - name: count
+                  type: CountSchedulingTerm
+                  parameters: {count: 100}
+                - name: ping
+                  type: JavaCodelet
+                  parameters:
+                    codelet_name: io.jkompute.graph.std.PingTx
+                    codelet_params: {transmitter: out, clock: sched/clock}
+                """ + SCHED_DOCUMENT + TRANSPORT_DOCUMENT, tx.yaml());
+        // the retyped queue keeps the lines of the app's nodes; the wiring's values name the connection they carry
+        Node out = component(tx.documents().get(0), 0);
+        assertEquals(lines.indexOf("  type: DoubleBufferTransmitter") + 1, line(value(out, "type")));
+        assertEquals(lines.indexOf("  parameters: { capacity: 1, policy: 2 }") + 1, line(value(out, "parameters")));
+        assertEquals(connection, line(value((MappingNode) value(out, "parameters"), "port")));
+        assertEquals(connection, line(value((MappingNode) value(out, "parameters"), "receiver_address")));
+
+        FragmentPlan.FragmentDocuments rx = plan.documents("rx", WIRING);
+        assertEquals("""
+                ---
+                name: rx
+                components:
+                - name: in
+                  type: nvidia::gxf::UcxReceiver
+                  parameters: {capacity: 1, policy: 2, address: 0.0.0.0, port: 12345}
+                - type: MessageAvailableSchedulingTerm
+                  parameters: {receiver: in, min_size: 1}
+                - name: count
+                  type: CountSchedulingTerm
+                  parameters: {count: 100}
+                - name: pong
+                  type: JavaCodelet
+                  parameters:
+                    codelet_name: io.jkompute.graph.std.PingRx
+                    codelet_params: {receiver: in}
+                - name: steps
+                  type: JavaCodelet
+                  parameters:
+                    codelet_name: io.jkompute.graph.std.StepCount
+                    codelet_params: {expected_count: 100}
+                """ + SCHED_DOCUMENT + TRANSPORT_DOCUMENT, rx.yaml());
+        Node in = component(rx.documents().get(0), 0);
+        assertEquals(lines.indexOf("  type: DoubleBufferReceiver") + 1, line(value(in, "type")));
+        assertEquals(connection, line(value((MappingNode) value(in, "parameters"), "port")));
     }
 
-    private static final String TWO_LOCAL = """
+    private static final String SCHED_DOCUMENT = """
+            ---
+            name: sched
+            components:
+            - name: clock
+              type: RealtimeClock
+            - type: GreedyScheduler
+              parameters: {clock: clock, max_duration_ms: 60000, stop_on_deadlock: false}
+            """;
+
+    private static final String TRANSPORT_DOCUMENT = """
+            ---
+            name: _fragment_transport
+            components:
+            - name: allocator
+              type: nvidia::gxf::UnboundedAllocator
+            - name: component_serializer
+              type: nvidia::gxf::UcxComponentSerializer
+              parameters: {allocator: allocator}
+            - name: entity_serializer
+              type: nvidia::gxf::UcxEntitySerializer
+              parameters: {component_serializers: [component_serializer]}
+            - name: context
+              type: nvidia::gxf::UcxContext
+              parameters: {serializer: entity_serializer}
+            """;
+
+    private static Node value(Node mapping, String key) {
+        for (NodeTuple t : ((MappingNode) mapping).getValue()) {
+            if (((ScalarNode) t.getKeyNode()).getValue().equals(key)) {
+                return t.getValueNode();
+            }
+        }
+        throw new AssertionError("no '" + key + "' in " + mapping);
+    }
+
+    private static Node component(Node document, int index) {
+        return ((SequenceNode) value(document, "components")).getValue().get(index);
+    }
+
+    private static int line(Node n) {
+        return n.getStartMark().orElseThrow().getLine() + 1;
+    }
+
+    /** The entity names of a fragment's documents, "-" for an unnamed one (a connection entity). */
+    private static List<String> entities(FragmentPlan.FragmentDocuments documents) {
+        return documents.documents().stream().map(d -> ((MappingNode) d).getValue().stream()
+                .filter(t -> ((ScalarNode) t.getKeyNode()).getValue().equals("name"))
+                .map(t -> ((ScalarNode) t.getValueNode()).getValue()).findFirst().orElse("-")).toList();
+    }
+
+    private static Object deviceIndex(FragmentPlan.FragmentDocuments documents) {
+        Node gpu = documents.documents().get(entities(documents).indexOf("gpu"));
+        return ((ScalarNode) value(value(component(gpu, 0), "parameters"), "device_index")).getValue();
+    }
+
+    static final String TWO_LOCAL = """
             ---
             fragments:
               a: [a_tx, a_rx]
@@ -134,9 +236,12 @@ class FragmentPlanTest {
         FragmentPlan plan = FragmentPlan.read("two.yaml", TWO_LOCAL);
         assertTrue(plan.edges().isEmpty());
         FragmentPlan.Wiring none = new FragmentPlan.Wiring(Map.of(), "0.0.0.0");
-        assertTrue(plan.source("b", none).overrides().contains("gpu/device/device_index=1"));
-        assertTrue(plan.source("a", none).overrides().isEmpty());
-        assertFalse(plan.source("a", none).text().contains(FragmentPlan.TRANSPORT_ENTITY));
+        // no links: no transport entity; the other fragment's connection entity is left out, not left empty
+        assertEquals(List.of("gpu", "a_tx", "a_rx", "-", "sched"), entities(plan.documents("a", none)));
+        assertEquals(List.of("gpu", "b_tx", "b_rx", "-", "sched"), entities(plan.documents("b", none)));
+        assertEquals("0", deviceIndex(plan.documents("a", none)));
+        assertEquals("1", deviceIndex(plan.documents("b", none)));
+        assertEquals(List.of("gpu/device"), plan.vulkanDevices("b"));
         // an override for another fragment's entity is skipped
         try (Graph g = plan.load("a", none, List.of(), List.of("b_tx/ping/codelet_name=nothing"))) {
             assertNotNull(g.entity("a_tx"));
@@ -170,6 +275,61 @@ class FragmentPlanTest {
         // fragment a does not have it
         plan.load("a", none, List.of(), List.of()).close();
     }
+
+    @Test
+    void fragmentsPlannedFromOnePlanAreIndependent() throws Exception {
+        FragmentPlan.Wiring none = new FragmentPlan.Wiring(Map.of(), "0.0.0.0");
+        String aAlone = FragmentPlan.read("two.yaml", TWO_LOCAL).documents("a", none).yaml();
+        String bAlone = FragmentPlan.read("two.yaml", TWO_LOCAL).documents("b", none).yaml();
+        FragmentPlan plan = FragmentPlan.read("two.yaml", TWO_LOCAL);
+        // b places the shared 'gpu' entity's device on GPU 1; a, planned after it, still has the app's 0
+        assertEquals(bAlone, plan.documents("b", none).yaml());
+        assertEquals(aAlone, plan.documents("a", none).yaml());
+        assertEquals(bAlone, plan.documents("b", none).yaml());
+        assertEquals("0", deviceIndex(plan.documents("a", none)));
+
+        Path app = APPS.resolve("fragments-ping.yaml");
+        String rxAlone = FragmentPlan.read(app).documents("rx", WIRING).yaml();
+        FragmentPlan ping = FragmentPlan.read(app);
+        String tx = ping.documents("tx", WIRING).yaml();
+        assertEquals(rxAlone, ping.documents("rx", WIRING).yaml());
+        assertEquals(tx, ping.documents("tx", WIRING).yaml());
+        // other wiring, other parameters; the first result is not changed by the second
+        FragmentPlan.FragmentDocuments first = ping.documents("rx", WIRING);
+        FragmentPlan.FragmentDocuments other = ping.documents("rx",
+                new FragmentPlan.Wiring(Map.of("rx/in", "10.0.0.3:2000"), "127.0.0.1"));
+        assertEquals(rxAlone, first.yaml());
+        assertEquals(rxAlone.replace("address: 0.0.0.0, port: 12345", "address: 127.0.0.1, port: 2000"),
+                other.yaml());
+    }
+
+    @Test
+    void badParametersInAFragmentNameTheAppFileAndLine() throws Exception {
+        String bad = TWO_LOCAL.replace("  parameters: { count: 5 }\n- name: ping",
+                "  parameters: { count: lots }\n- name: ping");
+        int line = lineOf(bad, "count: lots");
+        FragmentPlan plan = FragmentPlan.read("two.yaml", bad);
+        FragmentPlan.Wiring none = new FragmentPlan.Wiring(Map.of(), "0.0.0.0");
+        GraphLoadException e = assertThrows(GraphLoadException.class, () -> plan.load("a", none, List.of(), List.of()));
+        assertEquals(new SourceLocation("two.yaml", line), e.location(), e.getMessage());
+        assertEquals("two.yaml:" + line + ": CountSchedulingTerm 'a_tx/_CountSchedulingTerm_2': parameter 'count': "
+                + "expected an integer, got 'lots'", e.getMessage());
+
+        // in a queue the fragment retypes for its link: the copy keeps the app's lines
+        String transmitter = "  type: DoubleBufferTransmitter\n  parameters: { capacity: 1, policy: 2";
+        Path app = Files.writeString(dir.resolve("ping.yaml"), Files.readString(APPS.resolve("fragments-ping.yaml"))
+                .replace(transmitter, transmitter + ", colour: red"));
+        int colour = lineOf(Files.readString(app), "colour: red");
+        FragmentPlan ping = FragmentPlan.read(app);
+        GraphLoadException tx = assertThrows(GraphLoadException.class,
+                () -> ping.load("tx", WIRING, List.of(), List.of()));
+        assertEquals(new SourceLocation(app.toString(), colour), tx.location(), tx.getMessage());
+        assertTrue(tx.getMessage().startsWith(app + ":" + colour + ": unknown parameter 'colour' for UcxTransmitter "
+                + "'tx/out'"), tx.getMessage());
+    }
+
+    @TempDir
+    Path dir;
 
     static int lineOf(String text, String needle) {
         List<String> lines = text.lines().toList();
