@@ -253,6 +253,25 @@ class FragmentPlanTest {
     }
 
     @Test
+    void connectionsInAFlowListAreSplitLikeABlockList() {
+        String block = """
+                components:
+                - type: Connection
+                  parameters: { source: a_tx/out, target: a_rx/in }
+                """;
+        assertTrue(TWO_LOCAL.contains(block));
+        FragmentPlan plan = FragmentPlan.read("flow.yaml", TWO_LOCAL.replace(block,
+                "components: [{ type: Connection, parameters: { source: a_tx/out, target: a_rx/in } }]\n"));
+        FragmentPlan.Wiring none = new FragmentPlan.Wiring(Map.of(), "0.0.0.0");
+        assertEquals(List.of("gpu", "b_tx", "b_rx", "-", "sched"), entities(plan.documents("b", none)));
+        try (Graph g = plan.load("a", none, List.of(), List.of())) {
+            RunResult r = g.run();
+            assertEquals(StopReason.COMPLETED, r.reason());
+            assertEquals(5, r.statistics().entity("a_rx").ticks());
+        }
+    }
+
+    @Test
     void theWholeAppStillRunsInOneProcess() {
         try (Graph g = Graph.load(APPS.resolve("fragments-ping.yaml"))) {
             RunResult r = g.run();
