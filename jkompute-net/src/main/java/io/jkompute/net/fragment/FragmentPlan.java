@@ -100,14 +100,14 @@ public final class FragmentPlan {
      * One fragment's app: the documents the loader reads, one node per YAML document; {@code label} names the app
      * file the nodes' marks point into. Nodes the fragment leaves as they are belong to the plan: read, not changed.
      */
-    public record FragmentDocuments(String label, List<Node> documents) {
+    record FragmentDocuments(String label, List<Node> documents) {
         /** Documents with an immutable copy of the list. */
-        public FragmentDocuments {
+        FragmentDocuments {
             documents = List.copyOf(documents);
         }
 
         /** The documents as YAML text, to show what a fragment runs (the app's comments and layout are not kept). */
-        public String yaml() {
+        String yaml() {
             StringBuilder out = new StringBuilder();
             StreamDataWriter writer = new StreamDataWriter() {
                 @Override
@@ -569,7 +569,7 @@ public final class FragmentPlan {
      * their marks, so load errors name the app file and line; the app's nodes are never changed (an edited node is a
      * copy), so each call gives an independent result.
      */
-    public FragmentDocuments documents(String fragment, Wiring wiring) {
+    FragmentDocuments documents(String fragment, Wiring wiring) {
         Fragment f = fragment(fragment);
         Set<String> members = Set.copyOf(f.entities());
         Set<Node> dropped = Collections.newSetFromMap(new IdentityHashMap<>());
@@ -648,7 +648,7 @@ public final class FragmentPlan {
      * The named VulkanDevice components ({@code entity/component}) of {@code fragment}'s entities: those its
      * {@code gpu:} places, which {@code --gpu-fallback} moves to device 0.
      */
-    public List<String> vulkanDevices(String fragment) {
+    List<String> vulkanDevices(String fragment) {
         List<String> out = new ArrayList<>();
         for (String entity : fragment(fragment).entities()) {
             for (Comp c : componentsOf(entity)) {
