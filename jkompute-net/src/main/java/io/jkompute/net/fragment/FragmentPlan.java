@@ -51,7 +51,7 @@ import org.snakeyaml.engine.v2.nodes.Tag;
  * {@code nvidia::gxf::UcxTransmitter} in place of the transmitter and, in the target fragment, an
  * {@code nvidia::gxf::UcxReceiver} in place of the receiver: same entity and component names (the codelets' handles
  * still resolve), same capacity and policy; addresses and ports come from the driver ({@link Wiring}). The app is
- * composed once into SnakeYAML documents and a fragment's graph is read from {@link #documents its documents},
+ * composed once into SnakeYAML documents and a fragment's graph is read from its own documents,
  * derived from those; nodes taken from the app keep their marks, so a fragment's load errors name the app file and
  * line, as the plan's own errors do.
  */
