@@ -22,6 +22,25 @@ public interface IpcImports extends AutoCloseable {
      */
     void copy(byte[] handle, long offset, long bytes, DeviceBuffer target);
 
+    /**
+     * The copy {@link #copy} makes, queued on the device without waiting for it: work queued later on
+     * {@code target}'s memory, through a tensor made from it, runs after the copy, and the other process may reuse its
+     * buffer once {@link Pending#done()} says so. A receiver that waited for each copy would keep the device idle while
+     * it hands the message on and takes in the next one. Same checks and exceptions as {@link #copy}, all made before
+     * anything is queued; the owner of the buffer must keep it unchanged until the copy is done.
+     */
+    Pending copyQueued(byte[] handle, long offset, long bytes, DeviceBuffer target);
+
+    /** A copy queued by {@link #copyQueued}. */
+    interface Pending extends AutoCloseable {
+        /** Whether the device has finished the copy; never waits. */
+        boolean done();
+
+        /** Waits for the copy if it has not finished yet, then lets go of what tracked it; again, it does nothing. */
+        @Override
+        void close();
+    }
+
     /** How many other-process buffers are open now. */
     int openCount();
 

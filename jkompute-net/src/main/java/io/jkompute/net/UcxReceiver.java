@@ -11,6 +11,7 @@ import io.jkompute.graph.GraphExecutionException;
 import io.jkompute.graph.Message;
 import io.jkompute.graph.Allocator;
 import io.jkompute.graph.DeviceTensor;
+import io.jkompute.graph.IpcImports;
 import io.jkompute.graph.Parameter;
 import io.jkompute.graph.ParameterTypes;
 import io.jkompute.graph.QueuedReceiver;
@@ -23,6 +24,9 @@ import io.jkompute.net.internal.Hmac;
 import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.List;
 import org.agrona.DirectBuffer;
 import org.agrona.concurrent.UnsafeBuffer;
 import org.slf4j.Logger;
@@ -128,9 +132,18 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
      */
     private byte[] referenceDevice;
     /** The other process's buffers opened so far, kept open for the link (under dutyLock; closed at the end). */
-    private io.jkompute.graph.IpcImports imports;
+    private IpcImports imports;
     /** Device tensors copied by reference in the message being decoded (under dutyLock). */
     private int referencesInMessage;
+    /** The copies queued for the message being decoded (under dutyLock). */
+    private List<IpcImports.Pending> copiesInMessage = new ArrayList<>();
+    /**
+     * Messages whose device tensors are still being copied, oldest first: each one's RELEASED goes out once its
+     * copies are done (under dutyLock).
+     */
+    private final ArrayDeque<Copying> copying = new ArrayDeque<>();
+    /** How many messages {@link #copying} holds, for the idle poller to read without the lock. */
+    private volatile int copyingCount;
     /** Device tensors that came by reference. */
     private volatile long referencesReceived;
 
@@ -223,7 +236,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             throw NetSettings.bad(this, "port", "cannot listen on " + channel + ": " + e.getMessage());
         }
         idle = new LinkIdle(100, 100, 1_000, 100_000, UcxContext.busyPollNs(graph()),
-                () -> control != null && (freed() != creditSent || !releases.isEmpty()));
+                () -> control != null && (freed() != creditSent || !releases.isEmpty() || copyingCount > 0));
         running = true;
         graphPoller = this::pollNow;
         graph().addPoller(graphPoller, NetSettings.schedulerSpinNs(graph()));
@@ -292,6 +305,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         long now = System.nanoTime();
         Publication c = control;
         if (c != null && failure == null) {
+            releaseCopied();
             sendReleases(c, frame);
             long freed = freed();
             long got = received;
@@ -521,7 +535,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
 
     /**
      * A device tensor sent by reference: a block of this side's pool, filled with one device-to-device copy from the
-     * transmitter's buffer (opened once per buffer and kept open), finished before this returns. Sizes were checked
+     * transmitter's buffer (opened once per buffer and kept open), queued on the device; the tensor's readers wait for
+     * it on the device, and the transmitter's buffer stays its own until the copy is done. Sizes were checked
      * by the decoder; a handle that does not open or a range outside its buffer is the transmitter's protocol
      * violation (an IllegalArgumentException, which the decoder reports as a malformed message).
      */
@@ -542,7 +557,9 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             if (imports == null) {
                 imports = graph().registry().deviceMemory(graph()).openIpcImports(graph());
             }
-            imports.copy(handle, offset, bytes, target);
+            // queued, not waited for: the tensor carries the copy's stream, and the transmitter gets its buffer back
+            // once the copy is done (see releaseCopied)
+            copiesInMessage.add(imports.copyQueued(handle, offset, bytes, target));
             io.jkompute.graph.GraphTensor t = target.tensor(type, shape, block);
             referencesInMessage++;
             return t;
@@ -723,6 +740,36 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     /** Bytes copied out of a shared slot between two looks at the heartbeat. */
     private static final long COPY_PIECE = 16L << 20;
 
+    /** Device tensors of one message, copied by reference: the copies still running. */
+    private record Copying(long seq, List<IpcImports.Pending> copies) {
+        boolean done() {
+            for (IpcImports.Pending p : copies) {
+                if (!p.done()) {
+                    return false;
+                }
+            }
+            return true;
+        }
+
+        void close() {
+            copies.forEach(IpcImports.Pending::close);
+        }
+    }
+
+    /**
+     * The transmitter may reuse its buffers once their copies here are done: a RELEASED for each message whose
+     * copies have finished, in order (under dutyLock).
+     */
+    private void releaseCopied() {
+        Copying c;
+        while ((c = copying.peek()) != null && c.done()) {
+            copying.poll();
+            c.close();
+            releases.add(new long[] {0, c.seq(), Frames.FLAG_DEVICE_REFS});
+        }
+        copyingCount = copying.size();
+    }
+
     /** RELEASED frames for the slots given back since the last poll (under dutyLock). */
     private void sendReleases(Publication c, UnsafeBuffer frame) {
         long[] r;
@@ -749,10 +796,19 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
         expectedSeq = seq + 1;
         referencesInMessage = 0;
-        Message m = WireFormat.decode(whole, devices, arena, referenceDevice == null ? null : this::openReference);
+        Message m;
+        try {
+            m = WireFormat.decode(whole, devices, arena, referenceDevice == null ? null : this::openReference);
+        } catch (RuntimeException | Error e) {
+            // the link ends: the transmitter may free its buffers, so no copy from them may still be running
+            copiesInMessage.forEach(IpcImports.Pending::close);
+            copiesInMessage.clear();
+            throw e;
+        }
         if (referencesInMessage > 0) {
-            // copied: the transmitter may give its buffers back to its pool
-            releases.add(new long[] {0, seq, Frames.FLAG_DEVICE_REFS});
+            copying.add(new Copying(seq, copiesInMessage));
+            copyingCount = copying.size();
+            copiesInMessage = new ArrayList<>();
             referencesReceived += referencesInMessage;
         }
         bytes += total;
@@ -853,7 +909,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             shared = null;
         }
         if (imports != null) {
-            // the poller has stopped: unmaps the transmitter's buffers (their copies here stay valid)
+            // the poller has stopped: copies still running finish, then the transmitter's buffers are unmapped
+            // (their copies here stay valid)
+            copying.forEach(Copying::close);
+            copying.clear();
+            copyingCount = 0;
             imports.close();
         }
         if (pool != null) {
@@ -930,7 +990,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     }
 
     /** The other process's buffers this link opened, null when none came by reference (tests; closed with the link). */
-    io.jkompute.graph.IpcImports imports() {
+    IpcImports imports() {
         return imports;
     }
 

@@ -1,13 +1,16 @@
 package io.jkompute.graph.cuda;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
+import io.jkompute.DataType;
 import io.jkompute.cuda.Cuda;
 import io.jkompute.graph.DeviceBuffer;
 import io.jkompute.graph.Graph;
+import io.jkompute.graph.GraphTensor;
 import io.jkompute.graph.IpcImports;
 import java.io.BufferedReader;
 import java.io.IOException;
@@ -141,6 +144,44 @@ class CudaIpcGpuTest {
             }
             imports.close();
             assertEquals(0, imports.openCount(), "closing unmaps every opened buffer");
+        }
+        ask("EXIT");
+        assertEquals(0, waitExit(), "the exporter frees its buffers and ends cleanly after the importer unmapped them");
+    }
+
+    @Test
+    void aQueuedCopyIsReadThroughItsTensorsStreamAndDoneOnceItRan() throws Exception {
+        startExporter();
+        long bytes = 64 * MIB;
+        List<byte[]> handles = alloc(2, bytes);
+        try (Graph g = Graph.create(); IpcImports imports = cuda.openIpcImports(g);
+                DeviceBuffer a = cuda.allocate(g, bytes); DeviceBuffer b = cuda.allocate(g, bytes)) {
+            for (int round = 0; round < 6; round++) {
+                long seedA = 100 + round, seedB = 200 + round;
+                ask("FILL 0 " + seedA);
+                ask("FILL 1 " + seedB);
+                IpcImports.Pending pa = imports.copyQueued(handles.get(0), 0, bytes, a);
+                IpcImports.Pending pb = imports.copyQueued(handles.get(1), 0, bytes, b);
+                // read at once, before either copy is waited for: the tensor's stream orders the read after the copy
+                GraphTensor t = a.tensor(DataType.INT32, new long[] {bytes / 4}, () -> { });
+                assertNotNull(((CudaDeviceTensor) t).stream(), "a tensor over a block being copied into carries the copy's stream");
+                try (Arena arena = Arena.ofConfined()) {
+                    MemorySegment host = t.toHost(arena);
+                    for (int i = 0; i < bytes / 4; i++) {
+                        if (host.getAtIndex(ValueLayout.JAVA_INT, i) != IpcExporter.pattern(seedA, i)) {
+                            throw new AssertionError("round " + round + ": int " + i + " of the tensor is "
+                                    + host.getAtIndex(ValueLayout.JAVA_INT, i) + ", expected " + IpcExporter.pattern(seedA, i));
+                        }
+                    }
+                }
+                assertTrue(pa.done(), "the copy a read waited for is done");
+                pb.close();
+                assertTrue(pb.done(), "a closed copy is done");
+                pb.close(); // again: nothing
+                assertContent(b, bytes, seedB, "round " + round + " buffer b");
+                pa.close();
+            }
+            assertEquals(2, imports.openCount());
         }
         ask("EXIT");
         assertEquals(0, waitExit(), "the exporter frees its buffers and ends cleanly after the importer unmapped them");
