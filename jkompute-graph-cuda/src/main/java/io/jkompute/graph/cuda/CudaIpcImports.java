@@ -119,10 +119,12 @@ final class CudaIpcImports implements IpcImports {
             this.done = done;
         }
 
+        // both on the copy's device, and the calling thread's own device back afterwards: a scheduler thread that
+        // also runs CUDA codelets of another GPU keeps its device
         @Override
         public boolean done() {
             Event e = done;
-            return e == null || e.query();
+            return e == null || CudaMemory.onDevice(device, e::query);
         }
 
         @Override
@@ -132,11 +134,14 @@ final class CudaIpcImports implements IpcImports {
                 return;
             }
             done = null;
-            try {
-                e.synchronize();
-            } finally {
-                recycle(e);
-            }
+            CudaMemory.onDevice(device, () -> {
+                try {
+                    e.synchronize();
+                } finally {
+                    recycle(e);
+                }
+                return null;
+            });
         }
     }
 
