@@ -85,8 +85,14 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private volatile long sent;
     private long bytes;
     private long startNs;
-    /** Keyed by the shared secret: our HELLO and the receiver's WELCOME. */
+    /** Keyed by the shared secret: the receiver's WELCOME, checked under the control lock. */
     private Hmac base;
+    /**
+     * The link thread's own instance for signing its HELLOs: a thread of the graph may check a WELCOME with
+     * {@link #base} at the same moment (under the control lock, which the HELLO does not take), and a {@code Mac} used
+     * by two threads at once computes garbage, so both frames would be refused and the link would never come up.
+     */
+    private Hmac helloMac;
     /** The link's keys, from our link id and the receiver's nonce (WELCOME). */
     private Hmac out;
     private Hmac in;
@@ -185,6 +191,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         try {
             local = localAddress.get().isBlank() ? addressToward(host) : localAddress.get();
             base = new Hmac(NetSecret.get().keyNoCopy());
+            helloMac = new Hmac(NetSecret.get().keyNoCopy());
         } catch (RuntimeException | java.io.IOException e) {
             throw NetSettings.bad(this, "receiver_address", "cannot open the link to " + target + ": " + e.getMessage());
         }
@@ -294,7 +301,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                             f.putBytes(Frames.HEADER, dev);
                         }
                         f.putBytes(Frames.HEADER + d, me, 0, n);
-                        Frames.sign(base, f, 0, d + n);
+                        Frames.sign(helloMac, f, 0, d + n);
                         if (data.offer(f, 0, Frames.HEADER + d + n) > 0) {
                             lastBeat = now;
                         }
