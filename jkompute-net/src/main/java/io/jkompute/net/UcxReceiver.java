@@ -133,9 +133,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private byte[] referenceDevice;
     /** The other process's buffers opened so far, kept open for the link (under dutyLock; closed at the end). */
     private IpcImports imports;
-    /** Device tensors copied by reference in the message being decoded (under dutyLock). */
-    private int referencesInMessage;
-    /** The copies queued for the message being decoded (under dutyLock). */
+    /** The copies queued for the message being decoded, one per device tensor by reference (under dutyLock). */
     private List<IpcImports.Pending> copiesInMessage = new ArrayList<>();
     /**
      * Messages whose device tensors are still being copied, oldest first: each one's RELEASED goes out once its
@@ -560,9 +558,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             // queued, not waited for: the tensor carries the copy's stream, and the transmitter gets its buffer back
             // once the copy is done (see releaseCopied)
             copiesInMessage.add(imports.copyQueued(handle, offset, bytes, target));
-            io.jkompute.graph.GraphTensor t = target.tensor(type, shape, block);
-            referencesInMessage++;
-            return t;
+            return target.tensor(type, shape, block);
         } catch (RuntimeException e) {
             block.close();
             throw e;
@@ -795,7 +791,6 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
 
     private void deliver(long seq, long total, MemorySegment whole, Arena arena) {
         expectedSeq = seq + 1;
-        referencesInMessage = 0;
         Message m;
         try {
             m = WireFormat.decode(whole, devices, arena, referenceDevice == null ? null : this::openReference);
@@ -805,11 +800,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             copiesInMessage.clear();
             throw e;
         }
-        if (referencesInMessage > 0) {
+        if (!copiesInMessage.isEmpty()) {
+            referencesReceived += copiesInMessage.size();
             copying.add(new Copying(seq, copiesInMessage));
             copyingCount = copying.size();
             copiesInMessage = new ArrayList<>();
-            referencesReceived += referencesInMessage;
         }
         bytes += total;
         countArrival();
