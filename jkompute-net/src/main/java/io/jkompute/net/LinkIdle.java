@@ -2,10 +2,11 @@ package io.jkompute.net;
 
 import java.util.concurrent.locks.LockSupport;
 import java.util.function.BooleanSupplier;
+import org.agrona.concurrent.IdleStrategy;
 
 /**
  * How a link thread waits when it has nothing to do: spin, then yield, then park with a timeout that doubles up to
- * a maximum (as Aeron's BackoffIdleStrategy), except that another thread can end the park at once with
+ * a maximum (Agrona's {@link org.agrona.concurrent.BackoffIdleStrategy}), except that another thread can end the park at once with
  * {@link #wake()}. Work that an Aeron poll finds (a chunk, a credit) cannot wake a parked thread, so the park
  * timeout still bounds that latency; work made by this process (a place freed in the receiving queue, a credit
  * that the sender waits for) wakes the waiter instead of waiting out its park, which on a VM is 50 µs or more
@@ -13,7 +14,7 @@ import java.util.function.BooleanSupplier;
  *
  * <p>One thread idles on an instance; any thread may wake it.
  */
-final class LinkIdle {
+final class LinkIdle implements IdleStrategy {
     private final int maxSpins;
     private final int maxYields;
     private final long minParkNs;
@@ -50,7 +51,8 @@ final class LinkIdle {
     }
 
     /** After a loop that did {@code work} things: start over when it did some, else wait a step longer. */
-    void idle(int work) {
+    @Override
+    public void idle(int work) {
         if (work > 0) {
             reset();
         } else {
@@ -58,7 +60,8 @@ final class LinkIdle {
         }
     }
 
-    void idle() {
+    @Override
+    public void idle() {
         if (busyNs > 0 && spins == 0 && yields == 0 && parkNs == minParkNs) {
             if (busySince == 0) {
                 busySince = System.nanoTime();
@@ -86,7 +89,8 @@ final class LinkIdle {
         }
     }
 
-    void reset() {
+    @Override
+    public void reset() {
         busySince = 0;
         spins = 0;
         yields = 0;

@@ -1,14 +1,11 @@
 package io.jkompute.net.fragment;
 
 
-import io.jkompute.graph.CodeletStatistics;
-import io.jkompute.graph.EntityStatistics;
 import io.jkompute.graph.GraphException;
 import io.jkompute.graph.JobStatistics;
 import io.jkompute.graph.StopReason;
 import io.jkompute.net.NetSecret;
 import io.jkompute.net.NetStatistics;
-import io.jkompute.net.internal.ChildJvm;
 import java.io.IOException;
 import java.io.PrintStream;
 import java.nio.file.Path;
@@ -18,28 +15,24 @@ import java.util.ArrayList;
 import java.util.Deque;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.TimeUnit;
-import org.snakeyaml.engine.v2.api.Load;
-import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
 /**
  * The driver of a fragmented app (Holoscan's App Driver): workers register (the driver starts one JVM per local
- * fragment itself and waits for the others to join), the driver assigns fragments to workers and the receivers'
- * ports, all load, all start, and the app ends as one: when every fragment has ended the driver stops the workers
+ * fragment itself, {@link LocalWorkers}, and waits for the others to join), the driver assigns fragments to workers
+ * and the receivers' ports ({@link Placement}), all load, all start, and the app ends as one ({@link AppReport}): when every fragment has ended the driver stops the workers
  * and prints every fragment's result and the statistics of all of them; when a fragment fails (load error, codelet
  * exception) or a worker is lost (no message for {@value FragmentWorker#LOST_MS} ms; heartbeats every
  * {@value FragmentWorker#HEARTBEAT_MS} ms) it stops the others and fails with an error naming the fragment.
  */
 public final class FragmentDriver {
-    /** The main class of a worker JVM the driver starts on its own host. */
-    public static final String WORKER_MAIN = "io.jkompute.net.fragment.FragmentWorker";
-
     /**
      * What a driver runs: the app, where it listens, which fragments it starts itself, and where it reports.
      *
@@ -116,40 +109,45 @@ public final class FragmentDriver {
         DONE
     }
 
+    /** A registered worker: where its control messages go, what it runs, and whether it is still there. */
     private static final class Worker {
-        final String id;
+        final Placement.Offer offer;
         final String control;
-        final String address;
-        final List<Integer> ports;
         final List<String> fragments = new ArrayList<>();
         final Deque<Control> outbox = new ArrayDeque<>();
         long lastHeard;
         boolean bye;
         boolean gone;
 
-        Worker(String id, String control, String address, List<Integer> ports) {
-            this.id = id;
+        Worker(Placement.Offer offer, String control) {
+            this.offer = offer;
             this.control = control;
-            this.address = address;
-            this.ports = ports;
+        }
+
+        String id() {
+            return offer.worker();
         }
     }
 
     private final Options o;
     private final Map<String, Worker> workers = new LinkedHashMap<>();
-    private final Map<String, Worker> assigned = new LinkedHashMap<>();
     private final Set<String> loaded = new HashSet<>();
-    private final Map<String, FragmentResult> results = new LinkedHashMap<>();
-    private LocalWorkers local;
     private final ConcurrentLinkedQueue<ControlChannel.Received> inbox = new ConcurrentLinkedQueue<>();
+    private final IdleStrategy idle = new SleepingMillisIdleStrategy(1);
+    private final Control beat = new Control.Heartbeat("driver");
+    private LocalWorkers local;
+    private FragmentPlan plan;
+    private Placement placement;
+    private volatile AppReport report;
+    private Map<String, String> endpoints = Map.of();
+    private volatile Phase phase = Phase.STARTING;
     private long rejectedNoted;
     private long lastRejectNote;
-    private volatile Phase phase = Phase.STARTING;
-    private final List<NetStatistics.Link> links = new ArrayList<>();
-    private FragmentPlan plan;
     private String error;
     private int exitCode;
-    private long runStart;
+    private long registerStart;
+    private long lastBeat;
+    private long lastWaitNote;
     private long stopDeadline;
     private volatile long lostDetectedAfterMs = -1;
 
@@ -185,6 +183,8 @@ public final class FragmentDriver {
         } catch (GraphException | IllegalArgumentException e) {
             return new AppResult(2, e.getMessage(), List.of(), null, System.nanoTime() - t0);
         }
+        placement = new Placement(plan, o.localFragments());
+        report = new AppReport(plan.fragmentNames());
         String bind = o.address() + ":" + o.port();
         ControlChannel ch;
         try {
@@ -213,7 +213,13 @@ public final class FragmentDriver {
                     fail(3, "cannot start a worker for fragment '" + f + "': " + e.getMessage());
                 }
             }
-            loop(ch);
+            phase = Phase.REGISTERING;
+            registerStart = System.nanoTime();
+            lastWaitNote = registerStart;
+            idle.reset();
+            while (phase != Phase.DONE) {
+                idle.idle(doWork(ch));
+            }
         } finally {
             local.reap();
             try {
@@ -222,108 +228,83 @@ public final class FragmentDriver {
                 // the hook runs
             }
         }
-        List<FragmentResult> list = new ArrayList<>();
-        List<EntityStatistics> entities = new ArrayList<>();
-        long longest = 0;
-        Set<String> names = new HashSet<>();
-        for (String f : plan.fragmentNames()) {
-            FragmentResult r = results.get(f);
-            if (r == null) {
-                Worker w = assigned.get(f);
-                r = new FragmentResult(f, w == null ? "(no worker)" : w.id, null, null, 0, null,
-                        error != null ? "stopped: another fragment failed" : "no result");
-            }
-            list.add(r);
-            if (r.statistics() != null) {
-                longest = Math.max(longest, r.durationNs());
-                for (EntityStatistics e : r.statistics().entities()) {
-                    entities.add(names.add(e.entity()) ? e : rename(e, f + ":" + e.entity()));
-                }
-            }
-        }
-        return new AppResult(error == null ? 0 : exitCode, error, list, new JobStatistics(longest, entities),
-                System.nanoTime() - t0);
+        return report.result(placement::workerOf, error, exitCode, System.nanoTime() - t0);
     }
 
-    private void loop(ControlChannel ch) {
-        phase = Phase.REGISTERING;
-        long start = System.nanoTime();
-        long lastBeat = 0;
-        long lastWaitNote = start;
-        Control beat = new Control.Heartbeat("driver");
-        while (true) {
-            ch.poll(inbox::add);
-            ControlChannel.Received r;
-            while ((r = inbox.poll()) != null) {
-                switch (r) {
-                    case ControlChannel.Taken t -> {
-                        try {
-                            handle(ch, t.message());
-                        } catch (RuntimeException e) {
-                            // a genuine worker's message that makes no sense here (or statistics that do not parse)
-                            fail(1, "protocol violation by a worker: " + e.getMessage());
-                        }
+    /**
+     * One turn of the driver's loop (an Agrona agent's duty cycle, idled by {@link #idle}): take in the workers'
+     * messages, send heartbeats and what waits in the outboxes, give up silent workers, and move the run on a phase
+     * when it can. Returns the messages taken in and sent.
+     */
+    private int doWork(ControlChannel ch) {
+        int work = ch.poll(inbox::add);
+        ControlChannel.Received r;
+        while ((r = inbox.poll()) != null) {
+            switch (r) {
+                case ControlChannel.Taken t -> {
+                    try {
+                        handle(ch, t.message());
+                    } catch (RuntimeException e) {
+                        // a genuine worker's message that makes no sense here (or statistics that do not parse)
+                        fail(1, "protocol violation by a worker: " + e.getMessage());
                     }
-                    case ControlChannel.Violation v -> fail(1, "protocol violation by a worker: " + v.error());
                 }
+                case ControlChannel.Violation v -> fail(1, "protocol violation by a worker: " + v.error());
             }
-            long now = System.nanoTime();
-            noteRejections(ch, now);
-            if (now - lastBeat >= TimeUnit.MILLISECONDS.toNanos(FragmentWorker.HEARTBEAT_MS)) {
-                lastBeat = now;
-                for (Worker w : workers.values()) {
-                    if (!w.gone && !w.bye) {
-                        ch.send(w.control, w.id, beat);
-                    }
-                }
-            }
-            for (Worker w : workers.values()) {
-                while (!w.gone && !w.outbox.isEmpty() && ch.send(w.control, w.id, w.outbox.peek())) {
-                    w.outbox.poll();
-                }
-            }
-            checkLiveness(now);
-            switch (phase) {
-                case REGISTERING -> {
-                    if (assigned.size() == plan.fragmentNames().size()) {
-                        assign();
-                    } else if (now - start > o.registerTimeout().toNanos()) {
-                        fail(3, "no worker registered for fragment(s) " + unassigned() + " within "
-                                + o.registerTimeout().toSeconds() + " s (start them with: jkompute run " + o.app()
-                                + " --worker --fragments NAME --driver HOST:" + o.port() + ")");
-                    } else if (now - lastWaitNote > TimeUnit.SECONDS.toNanos(5)) {
-                        lastWaitNote = now;
-                        o.err().println("driver: waiting for workers for fragment(s) " + unassigned() + " on port "
-                                + o.port());
-                    }
-                }
-                case LOADING -> {
-                    if (loaded.size() == plan.fragmentNames().size()) {
-                        phase = Phase.RUNNING;
-                        runStart = System.nanoTime();
-                        for (Worker w : liveWorkers()) {
-                            w.outbox.add(new Control.Start());
-                        }
-                    }
-                }
-                case RUNNING -> {
-                    if (results.size() == plan.fragmentNames().size()) {
-                        stopAll(false, "the app ended");
-                    }
-                }
-                case STOPPING -> {
-                    boolean allGone = liveWorkers().stream().allMatch(w -> w.bye);
-                    if (allGone || now > stopDeadline) {
-                        phase = Phase.DONE;
-                        return;
-                    }
-                }
-                default -> {
-                    return;
-                }
-            }
-            FragmentWorker.sleep();
         }
+        long now = System.nanoTime();
+        noteRejections(ch, now);
+        if (now - lastBeat >= TimeUnit.MILLISECONDS.toNanos(FragmentWorker.HEARTBEAT_MS)) {
+            lastBeat = now;
+            for (Worker w : workers.values()) {
+                if (!w.gone && !w.bye) {
+                    ch.send(w.control, w.id(), beat);
+                }
+            }
+        }
+        for (Worker w : workers.values()) {
+            while (!w.gone && !w.outbox.isEmpty() && ch.send(w.control, w.id(), w.outbox.peek())) {
+                w.outbox.poll();
+                work++;
+            }
+        }
+        checkLiveness(now);
+        switch (phase) {
+            case REGISTERING -> {
+                if (placement.complete()) {
+                    assign();
+                } else if (now - registerStart > o.registerTimeout().toNanos()) {
+                    fail(3, "no worker registered for fragment(s) " + placement.unplaced() + " within "
+                            + o.registerTimeout().toSeconds() + " s (start them with: jkompute run " + o.app()
+                            + " --worker --fragments NAME --driver HOST:" + o.port() + ")");
+                } else if (now - lastWaitNote > TimeUnit.SECONDS.toNanos(5)) {
+                    lastWaitNote = now;
+                    o.err().println("driver: waiting for workers for fragment(s) " + placement.unplaced()
+                            + " on port " + o.port());
+                }
+            }
+            case LOADING -> {
+                if (loaded.size() == plan.fragmentNames().size()) {
+                    phase = Phase.RUNNING;
+                    for (Worker w : liveWorkers()) {
+                        w.outbox.add(new Control.Start());
+                    }
+                }
+            }
+            case RUNNING -> {
+                if (report.complete()) {
+                    stopAll(false, "the app ended");
+                }
+            }
+            case STOPPING -> {
+                boolean allGone = liveWorkers().stream().allMatch(w -> w.bye);
+                if (allGone || now > stopDeadline) {
+                    phase = Phase.DONE;
+                }
+            }
+            default -> phase = Phase.DONE;
+        }
+        return work;
     }
 
     /** Says (at most once a second) how many control messages were dropped as not from this app's processes. */
@@ -366,21 +347,13 @@ public final class FragmentDriver {
             case Control.Failed f -> {
                 runsIt(w, id, f.fragment(), "FAILED");
                 boolean load = f.phase().equals("load");
-                results.put(f.fragment(), new FragmentResult(f.fragment(), w.id, StopReason.ERROR, null, 0, null,
-                        f.error()));
+                report.failed(w.id(), f.fragment(), f.error());
                 fail(load ? 2 : 1, "fragment '" + f.fragment() + "' failed" + (load ? " to load" : "") + " (worker "
                         + id + "): " + f.error());
             }
             case Control.Done d -> {
                 runsIt(w, id, d.fragment(), "DONE");
-                if (!results.containsKey(d.fragment())) {
-                    results.put(d.fragment(), new FragmentResult(d.fragment(), id, d.reason(), d.detail(),
-                            d.durationNs(), parseStats(d.stats()), null));
-                    List<NetStatistics.Link> l = parseLinks(d.fragment(), d.stats());
-                    synchronized (this) {
-                        links.addAll(l);
-                    }
-                }
+                report.done(id, d);
             }
             case Control.Bye b -> {
                 if (w != null) {
@@ -410,74 +383,42 @@ public final class FragmentDriver {
             }
             return;
         }
-        String id = m.id();
+        Placement.Offer offer = new Placement.Offer(m.id(), m.address(), m.ports());
         String control = m.control();
-        Worker w = new Worker(id, control, m.address(), m.ports());
-        w.lastHeard = System.nanoTime();
         ch.open(control);
-        String refuse = null;
-        List<String> requested = new ArrayList<>(m.fragments());
+        String refuse;
         if (!plan.digest().equals(m.digest())) {
             refuse = "its app file differs from the driver's " + plan.label() + " (run the same file everywhere)";
         } else if (phase != Phase.REGISTERING) {
             refuse = "the app is already " + phase.name().toLowerCase(Locale.ROOT);
-        } else if (requested.isEmpty()) {
-            for (String f : plan.fragmentNames()) {
-                if (!assigned.containsKey(f) && !o.localFragments().contains(f)) {
-                    requested.add(f);
-                    break;
-                }
-            }
-            if (requested.isEmpty()) {
-                refuse = "every fragment has a worker already";
-            }
         } else {
-            for (String f : requested) {
-                if (!plan.fragmentNames().contains(f)) {
-                    refuse = "no fragment '" + f + "' (fragments: " + plan.fragmentNames() + ")";
-                } else if (assigned.containsKey(f)) {
-                    refuse = "fragment '" + f + "' runs on worker " + assigned.get(f).id + " already";
-                }
+            Placement.Admission a = placement.admit(offer, m.fragments());
+            refuse = a.refusal();
+            if (!a.refused()) {
+                Worker w = new Worker(offer, control);
+                w.lastHeard = System.nanoTime();
+                w.fragments.addAll(a.fragments());
+                workers.put(w.id(), w);
+                o.err().println("driver: worker " + w.id() + " runs fragment(s) " + w.fragments);
+                return;
             }
         }
-        if (refuse != null) {
-            o.err().println("driver: refused worker " + id + ": " + refuse);
-            Control reject = new Control.Reject(refuse);
-            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
-            while (!ch.send(control, id, reject) && System.nanoTime() < deadline) {
-                FragmentWorker.sleep();
-            }
-            ch.closePeer(control);
-            return;
+        o.err().println("driver: refused worker " + m.id() + ": " + refuse);
+        Control reject = new Control.Reject(refuse);
+        long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(1);
+        while (!ch.send(control, m.id(), reject) && System.nanoTime() < deadline) {
+            FragmentWorker.sleep();
         }
-        workers.put(id, w);
-        for (String f : requested) {
-            assigned.put(f, w);
-            w.fragments.add(f);
-        }
-        o.err().println("driver: worker " + id + " runs fragment(s) " + w.fragments);
+        ch.closePeer(control);
     }
 
     /** Every worker has its fragments: give each remote receiver a port of its worker's, then send ASSIGN. */
     private void assign() {
-        Map<String, Set<Integer>> usedPerAddress = new LinkedHashMap<>();
-        Map<String, Integer> next = new LinkedHashMap<>();
-        endpoints.clear();
-        for (FragmentPlan.RemoteReceiver rr : plan.remoteReceivers()) {
-            Worker w = assigned.get(rr.fragment());
-            Set<Integer> used = usedPerAddress.computeIfAbsent(w.address, a -> new LinkedHashSet<>());
-            int i = next.getOrDefault(w.id, 0);
-            while (i < w.ports.size() && used.contains(w.ports.get(i))) {
-                i++;
-            }
-            if (i >= w.ports.size()) {
-                fail(3, "worker " + w.id + " offered too few free ports for fragment '" + rr.fragment() + "'");
-                return;
-            }
-            int port = w.ports.get(i);
-            used.add(port);
-            next.put(w.id, i + 1);
-            endpoints.put(rr.receiver(), w.address + ":" + port);
+        try {
+            endpoints = placement.endpoints();
+        } catch (IllegalStateException e) {
+            fail(3, e.getMessage());
+            return;
         }
         phase = Phase.LOADING;
         for (Worker w : workers.values()) {
@@ -485,10 +426,8 @@ public final class FragmentDriver {
         }
     }
 
-    private final Map<String, String> endpoints = new LinkedHashMap<>();
-
     private Control assignment(Worker w) {
-        return new Control.Assign(w.fragments, endpoints, w.address, o.gpuFallback());
+        return new Control.Assign(w.fragments, endpoints, w.offer.address(), o.gpuFallback());
     }
 
     private void checkLiveness(long now) {
@@ -503,14 +442,15 @@ public final class FragmentDriver {
                 if (phase == Phase.STOPPING) {
                     continue;
                 }
-                fail(1, "worker " + w.id + " running fragment(s) " + w.fragments + " was lost: nothing heard for "
+                fail(1, "worker " + w.id() + " running fragment(s) " + w.fragments + " was lost: nothing heard for "
                         + TimeUnit.NANOSECONDS.toMillis(silent) + " ms (heartbeats every " + FragmentWorker.HEARTBEAT_MS
                         + " ms, lost after " + FragmentWorker.LOST_MS + " ms)");
             }
         }
         for (LocalWorkers.Child s : local.children()) {
             if (!s.process().isAlive()) {
-                Worker w = assigned.get(s.fragment());
+                String id = placement.workerOf(s.fragment());
+                Worker w = id == null ? null : workers.get(id);
                 boolean expected = w != null && (w.bye || w.gone) || phase == Phase.STOPPING;
                 if (!expected && phase != Phase.DONE) {
                     if (w != null) {
@@ -548,85 +488,12 @@ public final class FragmentDriver {
         }
     }
 
-    private List<String> unassigned() {
-        return plan.fragmentNames().stream().filter(f -> !assigned.containsKey(f)).toList();
-    }
-
-    /**
-     * The command that starts a worker JVM for {@code fragment}: this JVM's java, options and class path (or
-     * module path). The network secret is not on it: a worker gets it through its environment.
-     */
-    public static List<String> workerCommand(Path app, String fragment, String driverEndpoint, String workerAddress,
-                                             List<Path> manifests, List<String> params) {
-        List<String> cmd = ChildJvm.javaAndOptions();
-        String modulePath = System.getProperty("jdk.module.path");
-        if (modulePath != null && !modulePath.isEmpty()) {
-            cmd.addAll(List.of("-p", modulePath, "-m", "io.jkompute.net/" + WORKER_MAIN));
-        } else {
-            cmd.addAll(List.of("-cp", ChildJvm.classPath(), WORKER_MAIN));
-        }
-        cmd.addAll(List.of("--app", app.toString(), "--fragments", fragment, "--driver", driverEndpoint,
-                "--worker-address", workerAddress));
-        for (Path m : manifests) {
-            cmd.addAll(List.of("--manifest", m.toString()));
-        }
-        for (String p : params) {
-            cmd.addAll(List.of("--param", p));
-        }
-        return cmd;
-    }
-
-    // ---- statistics --------------------------------------------------------------------------------------
-
     /**
      * Every fragment's network links as its worker reported them at its end (exact: taken after closing), in the
      * app's fragment order (not the order the reports arrived in).
      */
-    public synchronized List<NetStatistics.Link> links() {
-        List<String> order = plan == null ? List.of() : plan.fragmentNames();
-        List<NetStatistics.Link> out = new ArrayList<>(links);
-        out.sort(java.util.Comparator.comparingInt(l -> order.indexOf(l.fragment())));
-        return List.copyOf(out);
-    }
-
-    @SuppressWarnings("unchecked")
-    private static List<NetStatistics.Link> parseLinks(String fragment, String json) {
-        if (json == null || json.isBlank()) {
-            return List.of();
-        }
-        return NetStatistics.parseLinks(fragment,
-                (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(json));
-    }
-
-    @SuppressWarnings("unchecked")
-    static JobStatistics parseStats(String json) {
-        if (json == null || json.isBlank()) {
-            return null;
-        }
-        Map<String, Object> m = (Map<String, Object>) new Load(LoadSettings.builder().build()).loadFromString(json);
-        List<EntityStatistics> list = new ArrayList<>();
-        for (Object eo : (List<Object>) m.get("entities")) {
-            Map<String, Object> e = (Map<String, Object>) eo;
-            String name = (String) e.get("name");
-            List<CodeletStatistics> codelets = new ArrayList<>();
-            for (Object co : (List<Object>) e.get("codelets")) {
-                Map<String, Object> c = (Map<String, Object>) co;
-                codelets.add(new CodeletStatistics(name, (String) c.get("name"), (String) c.get("type"),
-                        num(c, "ticks"), num(c, "total_tick_ns"), num(c, "max_tick_ns"), null));
-            }
-            list.add(new EntityStatistics(name, num(e, "ticks"), num(e, "total_tick_ns"), num(e, "max_tick_ns"),
-                    num(e, "messages_in"), num(e, "messages_out"), List.copyOf(codelets), null));
-        }
-        return new JobStatistics(num(m, "duration_ns"), List.copyOf(list));
-    }
-
-    private static long num(Map<String, Object> m, String key) {
-        Object v = m.get(key);
-        return v instanceof Number n ? n.longValue() : 0;
-    }
-
-    private static EntityStatistics rename(EntityStatistics e, String name) {
-        return new EntityStatistics(name, e.ticks(), e.totalTickNs(), e.maxTickNs(), e.messagesIn(), e.messagesOut(),
-                e.codelets(), e.recentTicks());
+    public List<NetStatistics.Link> links() {
+        AppReport r = report;
+        return r == null ? List.of() : r.links();
     }
 }

@@ -21,6 +21,8 @@ import java.util.Map;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
+import org.agrona.concurrent.IdleStrategy;
+import org.agrona.concurrent.SleepingMillisIdleStrategy;
 
 /**
  * A worker: runs one or more fragments of an app for a {@link FragmentDriver}. It registers with the driver
@@ -124,10 +126,11 @@ public final class FragmentWorker {
         boolean registered = false;
         boolean started = false;
         Thread heartbeat = null;
+        IdleStrategy idle = new SleepingMillisIdleStrategy(1);
         try {
             while (true) {
                 long now = System.nanoTime();
-                ch.poll(inbox::add);
+                int work = ch.poll(inbox::add);
                 ControlChannel.Received received;
                 while ((received = inbox.poll()) != null) {
                     if (received instanceof ControlChannel.Violation v) {
@@ -191,7 +194,7 @@ public final class FragmentWorker {
                     stopAll();
                     return 3;
                 }
-                sleep();
+                idle.idle(work);
             }
         } finally {
             if (heartbeat != null) {
@@ -221,7 +224,8 @@ public final class FragmentWorker {
         for (String f : m.fragments()) {
             try {
                 List<String> params = new ArrayList<>(o.params());
-                params.addAll(placement(plan, f, fallback));
+                params.addAll(Placement.gpuParameters(plan, f, fallback, () -> Manager.listDevices().size(),
+                        warning -> o.err().println("warning: " + warning)));
                 long t0 = System.nanoTime();
                 Graph g = plan.load(f, wiring, o.manifests(), params);
                 graphs.put(f, g);
@@ -233,30 +237,6 @@ public final class FragmentWorker {
                         e.getMessage() == null ? e.toString() : e.getMessage()));
             }
         }
-    }
-
-    /** Checks the fragment's GPU exists here; with fallback, moves it to device 0 with a warning. */
-    private List<String> placement(FragmentPlan plan, String f, boolean fallback) {
-        Integer gpu = plan.fragment(f).gpu();
-        if (gpu == null) {
-            return List.of();
-        }
-        int count = Manager.listDevices().size();
-        if (gpu < count) {
-            return List.of();
-        }
-        String msg = "fragment '" + f + "' is placed on Vulkan device " + gpu + " but this host has " + count
-                + " Vulkan device" + (count == 1 ? "" : "s");
-        if (!fallback || count == 0) {
-            throw new IllegalArgumentException(msg + (count == 0 ? "" : "; run the driver with --gpu-fallback to "
-                    + "use device 0 instead"));
-        }
-        o.err().println("warning: " + msg + "; using device 0 (--gpu-fallback)");
-        List<String> out = new ArrayList<>();
-        for (String device : plan.vulkanDevices(f)) {
-            out.add(device + "/device_index=0");
-        }
-        return out;
     }
 
     private void startAll() {

@@ -1,6 +1,7 @@
 package io.jkompute.net.fragment;
 
 import io.jkompute.net.NetSecret;
+import io.jkompute.net.internal.ChildJvm;
 import java.io.BufferedReader;
 import java.io.IOException;
 import java.io.InputStreamReader;
@@ -52,6 +53,9 @@ final class LocalWorkers {
         }
     }
 
+    /** The main class of a worker JVM. */
+    private static final String WORKER_MAIN = FragmentWorker.class.getName();
+
     private final Path app;
     private final List<Path> manifests;
     private final List<String> params;
@@ -67,7 +71,7 @@ final class LocalWorkers {
 
     /** Starts the worker for {@code fragment}, which registers with the driver at {@code driverEndpoint}. */
     synchronized void start(String fragment, String driverEndpoint) throws IOException {
-        List<String> cmd = FragmentDriver.workerCommand(app, fragment, driverEndpoint, "127.0.0.1", manifests, params);
+        List<String> cmd = command(app, fragment, driverEndpoint, "127.0.0.1", manifests, params);
         ProcessBuilder pb = new ProcessBuilder(cmd).redirectErrorStream(true);
         // the secret goes through the environment (private to this user), never the command line
         pb.environment().put(NetSecret.ENV, NetSecret.get().text());
@@ -112,6 +116,30 @@ final class LocalWorkers {
                 Thread.currentThread().interrupt();
             }
         }
+    }
+
+    /**
+     * The command that starts a worker JVM for {@code fragment}: this JVM's java, options and class path (or
+     * module path). The network secret is not on it: a worker gets it through its environment.
+     */
+    static List<String> command(Path app, String fragment, String driverEndpoint, String workerAddress,
+                                List<Path> manifests, List<String> params) {
+        List<String> cmd = ChildJvm.javaAndOptions();
+        String modulePath = System.getProperty("jdk.module.path");
+        if (modulePath != null && !modulePath.isEmpty()) {
+            cmd.addAll(List.of("-p", modulePath, "-m", "io.jkompute.net/" + WORKER_MAIN));
+        } else {
+            cmd.addAll(List.of("-cp", ChildJvm.classPath(), WORKER_MAIN));
+        }
+        cmd.addAll(List.of("--app", app.toString(), "--fragments", fragment, "--driver", driverEndpoint,
+                "--worker-address", workerAddress));
+        for (Path m : manifests) {
+            cmd.addAll(List.of("--manifest", m.toString()));
+        }
+        for (String p : params) {
+            cmd.addAll(List.of("--param", p));
+        }
+        return cmd;
     }
 
     /** Kills every worker now (the driver's JVM is exiting). */

@@ -153,7 +153,7 @@ class FragmentDriverTest {
         FragmentDriver d = driver(app, port, List.of("a"), log);
         CompletableFuture<FragmentDriver.AppResult> result = CompletableFuture.supplyAsync(d::run);
         // b runs in a worker the driver did not start, as on another host
-        Process b = new ProcessBuilder(FragmentDriver.workerCommand(app, "b", "127.0.0.1:" + port, "127.0.0.1",
+        Process b = new ProcessBuilder(LocalWorkers.command(app, "b", "127.0.0.1:" + port, "127.0.0.1",
                 List.of(), List.of())).redirectErrorStream(true).redirectOutput(dir.resolve("b.log").toFile()).start();
         try {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
