@@ -45,7 +45,7 @@ import org.agrona.concurrent.UnsafeBuffer;
  * through jkompute graphs (UcxTransmitter → UcxReceiver), each case between this JVM and a peer JVM it starts.
  * Cases: messages per second for small (64-byte) messages, ping-pong latency per hop (round trip / 2, p50 and p99,
  * after as many round trips again to warm up),
- * and GB/s for 4 KiB, 1 MiB and 64 MiB tensors. Each throughput row names the capacity of the receiving queue
+ * and GB/s for 4 KiB, 128 KiB, 1 MiB and 64 MiB tensors. Each throughput row names the capacity of the receiving queue
  * (policy 2: the sender holds at most that many unconfirmed messages); small messages run with 4 and 256. Every message is checked on arrival, raw and jkompute alike: count,
  * sequence (1, 2, … with none missing or reordered), its number in its first and last 8 bytes, and a CRC32C of the
  * rest against the known pattern.
@@ -60,6 +60,7 @@ public final class NetBenchmark {
     /** Bytes of the small messages. */
     static final int SMALL = 64;
     static final long KIB4 = 4096;
+    static final long KIB128 = 128 * 1024;
     static final long MIB = 1 << 20;
     static final long MIB64 = 64 << 20;
     static final int STREAM = 2001;
@@ -144,6 +145,10 @@ public final class NetBenchmark {
         }
         if ("4 KiB, queue 256".startsWith(only)) {
             rows.add(throughput("4 KiB, queue 256", "GB/s", KIB4, 256, n.kib4(), log));
+        }
+        // under the shared slots' 256 KiB: loopback UDP on both sides even on one host, into the receiver's pool
+        if ("128 KiB, queue 64".startsWith(only)) {
+            rows.add(throughput("128 KiB, queue 64", "GB/s", KIB128, 64, 8 * n.mib1(), log));
         }
         // these two over loopback UDP on both sides (jkompute's same-host path switched off), the UDP path that
         // links to other hosts take
