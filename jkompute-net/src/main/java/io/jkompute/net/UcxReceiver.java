@@ -63,7 +63,6 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     }
 
     private static final Logger LOG = LoggerFactory.getLogger(UcxReceiver.class);
-    private static final long SMALL = 256 * 1024;
 
     private NetSettings settings;
     private Parameter<String> address;
@@ -584,17 +583,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                         + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes
                         + " (max_message_bytes)");
             }
-            // small messages: GC-managed memory (closing a shared arena costs a handshake with every thread);
-            // large ones: from the receiver's pool, back there as soon as the last tensor referring to them is
-            // closed (not cleared: the gaps the sender skips, the padding between parts, are zeroed below)
-            if (total > SMALL) {
-                HostBufferPool.Buffer buf = pool.take(total);
-                assemblingArena = buf;
-                assembling = buf.slice(total);
-            } else {
-                assemblingArena = null;
-                assembling = Arena.ofAuto().allocate(total, WireFormat.ALIGN);
-            }
+            // from the receiver's pool, back there as soon as the last tensor referring to the message is closed
+            // (not cleared: the gaps the sender skips, the padding between parts, are zeroed below)
+            HostBufferPool.Buffer buf = pool.take(total);
+            assemblingArena = buf;
+            assembling = buf.slice(total);
             assemblingSeq = seq;
             assembledTo = 0;
         }
@@ -670,10 +663,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
             deliver(seq, total, src.asSlice(0, total), new SlotLease(mapping, slot, seq));
             return;
         }
-        HostBufferPool.Buffer arena = total > SMALL ? pool.take(total) : null;
+        HostBufferPool.Buffer arena = pool.take(total);
         MemorySegment whole;
         try {
-            whole = arena != null ? arena.slice(total) : Arena.ofAuto().allocate(total, WireFormat.ALIGN);
+            whole = arena.slice(total);
             // in pieces, with the link's heartbeat between them: on a loaded machine a large copy can outlast the
             // transmitter's timeout, and this thread is the one that tells it this side is alive
             for (long at = 0; at < total; at += COPY_PIECE) {
@@ -681,9 +674,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
                 heartbeatIfDue();
             }
         } catch (RuntimeException | OutOfMemoryError e) {
-            if (arena != null) {
-                arena.close();
-            }
+            arena.close();
             throw e;
         }
         releases.add(new long[] {slot, seq});

@@ -51,4 +51,53 @@ class HostBufferPoolTest {
         assertThrows(IllegalStateException.class, () -> held.get(java.lang.foreign.ValueLayout.JAVA_BYTE, 0));
         assertThrows(UnsupportedOperationException.class, () -> d.allocate(8, 8));
     }
+
+    @Test
+    void smallMessagesTakeABufferOfTheirPowerOfTwoClassAndItComesBackForTheNextOne() {
+        try (HostBufferPool pool = new HostBufferPool(2, 64L << 20)) {
+            HostBufferPool.Buffer a = pool.take(192);
+            assertEquals(192, a.slice(192).byteSize());
+            assertEquals(HostBufferPool.SMALL_MIN, a.slice(HostBufferPool.SMALL_MIN).byteSize(), "a 1 KiB buffer");
+            assertThrows(IndexOutOfBoundsException.class, () -> a.slice(HostBufferPool.SMALL_MIN + 1));
+            assertEquals(0, a.slice(8).address() % WireFormat.ALIGN);
+            HostBufferPool.Buffer b = pool.take(1000);
+            assertNotSame(a, b, "a buffer is handed out once");
+            a.close();
+            b.close();
+            assertSame(b, pool.take(24), "the last one given back is taken first");
+            assertSame(a, pool.take(HostBufferPool.SMALL_MIN));
+            HostBufferPool.Buffer c = pool.take(HostBufferPool.SMALL_MIN + 1);
+            assertEquals(2 * HostBufferPool.SMALL_MIN, c.slice(2 * HostBufferPool.SMALL_MIN).byteSize());
+            HostBufferPool.Buffer top = pool.take(HostBufferPool.SMALL_MAX);
+            assertEquals(HostBufferPool.SMALL_MAX, top.slice(HostBufferPool.SMALL_MAX).byteSize());
+            assertThrows(IndexOutOfBoundsException.class, () -> top.slice(HostBufferPool.SMALL_MAX + 1));
+            top.close();
+            assertNotSame(top, pool.take(HostBufferPool.SMALL_MAX + 1), "a larger message is not small");
+        }
+    }
+
+    @Test
+    void atMostKeepSmallBuffersOfAClassStayFreeAndCloseFreesThem() {
+        HostBufferPool pool = new HostBufferPool(2, 64L << 20);
+        HostBufferPool.Buffer a = pool.take(4096);
+        HostBufferPool.Buffer b = pool.take(4096);
+        HostBufferPool.Buffer c = pool.take(4096);
+        HostBufferPool.Buffer other = pool.take(8192);
+        a.close();
+        b.close();
+        c.close(); // a third free buffer of the class: freed
+        other.close(); // another class: kept
+        assertTrue(a.scope().isAlive());
+        assertTrue(b.scope().isAlive());
+        assertFalse(c.scope().isAlive());
+        assertTrue(other.scope().isAlive());
+        HostBufferPool.Buffer held = pool.take(4096);
+        assertSame(b, held);
+        pool.close();
+        assertFalse(a.scope().isAlive(), "free buffers are freed when the pool closes");
+        assertFalse(other.scope().isAlive());
+        assertTrue(held.scope().isAlive(), "a message still holds it");
+        held.close();
+        assertFalse(held.scope().isAlive(), "its release after the pool closed frees it");
+    }
 }

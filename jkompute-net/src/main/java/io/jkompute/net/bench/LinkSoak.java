@@ -17,8 +17,8 @@ import java.util.stream.Stream;
  * ({@code apps/distributed/ping-rx.yaml} and {@code ping-tx.yaml}) on a port of its own, runs 50 messages over the
  * link, checks that both ended COMPLETED (the receiver's StepCount checks every message arrived) and closes both; the
  * media driver stays up for the whole soak. A tenth of the way each time it prints the live threads, open file
- * descriptors and heap after a GC, which must stay flat: a link's threads, subscriptions, publications and pollers
- * are all given back when its graph closes.
+ * descriptors, heap after a GC and the process's resident memory, which must stay flat: a link's threads,
+ * subscriptions, publications, pollers and receive buffers are all given back when its graph closes.
  *
  * <pre>
  * java … io.jkompute.net.bench.LinkSoak [CYCLES (3000)] [APPS_DIR (apps)]
@@ -53,14 +53,25 @@ public final class LinkSoak {
                 if (c % Math.max(1, cycles / 10) == 0) {
                     System.gc();
                     long heap = ManagementFactory.getMemoryMXBean().getHeapMemoryUsage().getUsed();
-                    System.out.printf(Locale.ROOT, "cycle %d: %d threads, %d open files, heap %d KiB, %.1f s%n", c,
-                            Thread.activeCount(), openFiles(), heap / 1024, (System.nanoTime() - t0) / 1e9);
+                    System.out.printf(Locale.ROOT, "cycle %d: %d threads, %d open files, heap %d KiB, resident %d KiB, "
+                            + "%.1f s%n", c, Thread.activeCount(), openFiles(), heap / 1024, residentKib(),
+                            (System.nanoTime() - t0) / 1e9);
                 }
             }
         } finally {
             driver.release();
         }
         System.out.println("link soak: " + cycles + " cycles completed");
+    }
+
+    /** VmRSS of /proc/self/status: native memory a link does not give back shows here, not in the heap. */
+    private static long residentKib() {
+        try {
+            return Files.readAllLines(Path.of("/proc/self/status")).stream().filter(l -> l.startsWith("VmRSS:"))
+                    .mapToLong(l -> Long.parseLong(l.replaceAll("[^0-9]", ""))).findFirst().orElse(-1);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     private static long openFiles() {
