@@ -139,7 +139,7 @@ public final class FragmentPlan {
     }
 
     /** The nodes of a fragment's {@code gpu} and {@code cuda_device}, or null: the devices' values point at them. */
-    private record Placement(Node gpu, Node cudaDevice) {
+    private record GpuNodes(Node gpu, Node cudaDevice) {
     }
 
     private final String label;
@@ -155,7 +155,7 @@ public final class FragmentPlan {
     private final Map<String, Comp> transmitters = new LinkedHashMap<>();
     /** Per queue of a link ({@code entity/component}), where its cross-fragment connection is, for its parameters. */
     private final Map<String, Optional<Mark>> linkMarks = new LinkedHashMap<>();
-    private final Map<String, Placement> placements = new LinkedHashMap<>();
+    private final Map<String, GpuNodes> gpuNodes = new LinkedHashMap<>();
     private Node fragmentsDoc;
 
     private FragmentPlan(String label, String text) {
@@ -360,7 +360,7 @@ public final class FragmentPlan {
             Node list;
             Integer gpu = null;
             Integer cuda = null;
-            Placement placement = new Placement(null, null);
+            GpuNodes nodes = new GpuNodes(null, null);
             if (v instanceof MappingNode vm) {
                 Map<String, Node> fk = keys(vm);
                 for (Map.Entry<String, Node> k : fk.entrySet()) {
@@ -375,7 +375,7 @@ public final class FragmentPlan {
                 }
                 gpu = index(fk.get("gpu"), "gpu");
                 cuda = index(fk.get("cuda_device"), "cuda_device");
-                placement = new Placement(gpu == null ? null : fk.get("gpu"),
+                nodes = new GpuNodes(gpu == null ? null : fk.get("gpu"),
                         cuda == null ? null : fk.get("cuda_device"));
             } else {
                 list = v;
@@ -390,7 +390,7 @@ public final class FragmentPlan {
                 throw new GraphLoadException(at(list), "fragment '" + fname + "' has no entities");
             }
             fragments.put(fname, new Fragment(fname, own, gpu, cuda, at(t.getKeyNode())));
-            placements.put(fname, placement);
+            gpuNodes.put(fname, nodes);
         }
     }
 
@@ -613,16 +613,16 @@ public final class FragmentPlan {
                 transport = true;
             }
         }
-        Placement placement = placements.get(fragment);
+        GpuNodes nodes = gpuNodes.get(fragment);
         for (String entity : f.entities()) {
             for (Comp c : componentsOf(entity)) {
-                if (placement.gpu() != null && isNamed(c, "VulkanDevice")) {
+                if (nodes.gpu() != null && isNamed(c, "VulkanDevice")) {
                     replaced.put(c.item(), withTypeAndParameters(c, null, Map.of("device_index",
-                            integer(Integer.toString(f.gpu()), placement.gpu().getStartMark()))));
+                            integer(Integer.toString(f.gpu()), nodes.gpu().getStartMark()))));
                 }
-                if (placement.cudaDevice() != null && isNamed(c, "GPUDevice")) {
+                if (nodes.cudaDevice() != null && isNamed(c, "GPUDevice")) {
                     replaced.put(c.item(), withTypeAndParameters(c, null, Map.of("dev_id",
-                            integer(Integer.toString(f.cudaDevice()), placement.cudaDevice().getStartMark()))));
+                            integer(Integer.toString(f.cudaDevice()), nodes.cudaDevice().getStartMark()))));
                 }
             }
         }
