@@ -18,6 +18,8 @@ import org.agrona.MutableDirectBuffer;
  *              starts with the 16-byte identity of the transmitter's GPU (it can send device tensors by reference)
  *   DATA       a = message sequence (1, 2, …), b = message bytes, c = offset of this chunk; flag LAST on the
  *              message's final chunk; payload = the chunk
+ *   BATCH      a = the first message's sequence, b = messages (1 to {@value #BATCH_MAX}), c = 0; payload = per message
+ *              u32 bytes, the message, zeros to the next multiple of 8: small messages staged together, one frame
  *   SHARED     a = message sequence, b = message bytes, c = slot | slots &lt;&lt; 32 (the link's number of slots);
  *              payload = the slot file's absolute path (UTF-8): the whole message lies in that file of the
  *              transmitter's private folder (same host only, see {@link SharedSlots}); the frame is signed, the
@@ -56,6 +58,9 @@ final class Frames {
     static final int HEARTBEAT = 3;
     static final int BYE = 4;
     static final int SHARED = 5;
+    static final int BATCH = 6;
+    /** The most messages one BATCH frame carries. */
+    static final int BATCH_MAX = 256;
     static final int WELCOME = 11;
     static final int CREDIT = 12;
     static final int RELEASED = 13;
@@ -132,6 +137,11 @@ final class Frames {
                 Thread.yield();
             }
         };
+    }
+
+    /** The bytes a message of {@code total} bytes takes in a BATCH frame: its size field, itself, padding to 8. */
+    static int batchEntry(long total) {
+        return (int) Math.min(Integer.MAX_VALUE, (4 + total + 7) & ~7L);
     }
 
     static int flags(DirectBuffer b, int offset) {

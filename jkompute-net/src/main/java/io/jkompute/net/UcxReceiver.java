@@ -155,6 +155,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private final java.util.function.Consumer<Throwable> dutyFailed = this::dutyFailed;
     private final FragmentAssembler assembler = new FragmentAssembler(this::onFragment);
     private final UnsafeBuffer frame = new UnsafeBuffer(new byte[Frames.HEADER]);
+    /** A view of the pool buffer a batched message is copied into (link thread). */
+    private final UnsafeBuffer batchedView = new UnsafeBuffer(0, 0);
+    /** Messages that came in BATCH frames, and those frames. */
+    private volatile long batchedReceived;
+    private volatile long batchesReceived;
     /** This link's work for the graph's waiting scheduler threads. */
     private io.jkompute.graph.Poller graphPoller;
     /** When a thread of the graph last polled this link (System.nanoTime). */
@@ -372,6 +377,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         try {
             switch (type) {
                 case Frames.DATA -> onData(b, offset, length);
+                case Frames.BATCH -> onBatch(b, offset, length);
                 case Frames.SHARED -> onShared(b, offset, length);
                 case Frames.BYE -> {
                     if ((Frames.flags(b, offset) & Frames.FLAG_FAILED) != 0) {
@@ -620,6 +626,50 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     }
 
     /**
+     * Small messages the transmitter staged together, in one frame: each is checked against the frame and the limits
+     * before its buffer is taken, copied into a buffer of the pool and delivered in order, as if it had come alone.
+     */
+    private void onBatch(DirectBuffer b, int offset, int length) {
+        long seq = Frames.a(b, offset);
+        long count = Frames.b(b, offset);
+        if (assembling != null) {
+            throw new WireFormat.FormatException("a batch from message " + seq + " began before message "
+                    + assemblingSeq + " ended");
+        }
+        if (seq != expectedSeq) {
+            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
+                    + " (a message was lost or reordered)");
+        }
+        int end = offset + length;
+        if (count < 1 || count > Frames.BATCH_MAX || Frames.c(b, offset) != 0 || Frames.flags(b, offset) != 0
+                || count * Frames.batchEntry(WireFormat.HEADER_FIXED) > length - Frames.HEADER) {
+            throw new WireFormat.FormatException("malformed BATCH frame from message " + seq + " (" + count
+                    + " messages in " + (length - Frames.HEADER) + " bytes)");
+        }
+        int at = offset + Frames.HEADER;
+        for (long i = 0; i < count; i++) {
+            long total = at + 4 <= end ? Integer.toUnsignedLong(b.getInt(at, Frames.LE)) : -1;
+            if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes || total > end - at - 4) {
+                throw new WireFormat.FormatException("message " + (seq + i) + " of a batch declares " + total
+                        + " bytes; this receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes
+                        + " (max_message_bytes), and the frame has " + Math.max(0, end - at - 4) + " left");
+            }
+            HostBufferPool.Buffer buf = pool.take(total);
+            MemorySegment whole = buf.slice(total);
+            batchedView.wrap(whole.address(), (int) total);
+            batchedView.putBytes(0, b, at + 4, (int) total);
+            deliver(seq + i, total, whole, buf);
+            at += Frames.batchEntry(total);
+        }
+        if (at != end) {
+            throw new WireFormat.FormatException("a batch of " + count + " messages from message " + seq + " has "
+                    + (end - at) + " bytes after its last");
+        }
+        batchedReceived += count;
+        batchesReceived++;
+    }
+
+    /**
      * A message in a shared slot of a transmitter on this host, decoded where it lies: its host tensors refer to the
      * slot, which goes back to the transmitter (a RELEASED frame) when the last of them is closed. So the payload is
      * copied once on the whole path, by the transmitter into the slot. While the graph already holds all but one of
@@ -828,9 +878,11 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         long s = sharedReceived;
         long copied = sharedCopied;
         long r = referencesReceived;
+        long b = batchesReceived;
         return new LinkStatistics(peer + " → '" + path() + "'" + (s == 0 ? "" : " [" + s + " through shared memory"
                 + (copied == 0 ? "" : ", " + copied + " of them copied out") + "]")
-                + (r == 0 ? "" : " [" + r + " device tensors by reference]"),
+                + (r == 0 ? "" : " [" + r + " device tensors by reference]")
+                + (b == 0 ? "" : " [" + batchedReceived + " in " + b + " batches]"),
                 received, received - dropped, dropped, bytes, rejected);
     }
 

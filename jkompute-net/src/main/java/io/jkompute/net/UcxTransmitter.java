@@ -160,6 +160,11 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     private int referencesInMessage;
     /** Device tensors sent by reference. */
     private volatile long referencesSent;
+    /** The BATCH frame small messages staged together are written into, then offered whole (sending thread). */
+    private UnsafeBuffer batchFrame;
+    /** Messages sent in BATCH frames, and those frames. */
+    private volatile long batchedSent;
+    private volatile long batchesSent;
 
     @Override
     protected void registerInterface(Registrar r) {
@@ -215,6 +220,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         }
         chunkBytes = Math.min(data.maxMessageLength(), 64 * 1024) - Frames.HEADER;
         claimBytes = data.maxPayloadLength() - Frames.HEADER;
+        batchFrame = new UnsafeBuffer(new byte[data.maxPayloadLength()]);
         long busyNs = UcxContext.busyPollNs(graph());
         // the sending thread polls the return path itself while it waits: it spins as a waiting scheduler thread
         // does, so a credit that comes within that time is taken without a park
@@ -560,13 +566,15 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     @Override
     protected void sync() {
         syncQueue();
-        Message m;
-        while ((m = takeStaged()) != null) {
+        Message m = takeStaged();
+        while (m != null) {
+            Message next;
             try {
-                send(m);
+                next = send(m);
             } finally {
                 m.release();
             }
+            m = next != null ? next : takeStaged();
         }
     }
 
@@ -575,7 +583,11 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
                 + " closed the link (its run ended) while messages were still to send; " + linkStatistics(), null);
     }
 
-    private void send(Message m) {
+    /**
+     * Sends {@code m}, with the small messages staged after it in the same frame when they fit (see
+     * {@link #sendBatch}); returns one it took out of the queue but did not send (the next frame's first), or null.
+     */
+    private Message send(Message m) {
         LinkIdle idle = roomIdle;
         idle.reset();
         while (!welcomed) {
@@ -611,6 +623,9 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         referencesInMessage = 0;
         try {
             long total = encoder.plan(m, peerDevice == null ? null : exportRegion);
+            if (referencesInMessage == 0 && size() > 0 && batchable(total) && roomFor(2)) {
+                return sendBatch(seq, total);
+            }
             if (referencesInMessage > 0) {
                 // held before the frame goes out, so the receiver's RELEASED always finds it
                 heldByReference.put(seq, m.retain());
@@ -628,6 +643,100 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         } finally {
             encoder.release();
         }
+        return null;
+    }
+
+    /** Whether a message of {@code total} bytes may share a BATCH frame: it fits one and goes over the link's UDP. */
+    private boolean batchable(long total) {
+        return Frames.batchEntry(total) <= claimBytes && (slots == null || total < sharedFrom);
+    }
+
+    /** Whether the remote queue has room for {@code n} more messages than were sent. */
+    private boolean roomFor(int n) {
+        return remotePolicy != QueuePolicy.FAULT || sent + n - freed <= remoteCapacity;
+    }
+
+    /**
+     * Small messages staged together go in one BATCH frame: one MAC, one frame to send and for the receiver to check
+     * and take in, instead of one each (Aeron packs frames into datagrams, but signs and polls nothing for us). The
+     * first message is planned; those after it are taken while they are small, hold no device tensor by reference,
+     * fit the frame and the remote queue has room for them. Returns a message taken that did not fit (planned again
+     * as the next frame's first), or null. A message that cannot be encoded ends the run as it does alone, after the
+     * messages written before it went out.
+     */
+    private Message sendBatch(long seq, long firstTotal) {
+        UnsafeBuffer f = batchFrame;
+        int end = putBatched(f, Frames.HEADER, firstTotal);
+        int count = 1;
+        long messageBytes = firstTotal;
+        Message leftover = null;
+        while (count < Frames.BATCH_MAX && size() > 0 && roomFor(count + 1)) {
+            Message n = takeStaged();
+            if (n == null) {
+                break;
+            }
+            long total;
+            referencesInMessage = 0;
+            try {
+                total = encoder.plan(n, peerDevice == null ? null : exportRegion);
+                if (referencesInMessage > 0 || !batchable(total) || end + Frames.batchEntry(total) > f.capacity()) {
+                    encoder.release();
+                    leftover = n;
+                    break;
+                }
+                end = putBatched(f, end, total);
+            } catch (RuntimeException | Error e) {
+                encoder.release();
+                n.release();
+                offerBatch(f, seq, count, end, messageBytes);
+                throw e;
+            }
+            n.release();
+            count++;
+            messageBytes += total;
+        }
+        try {
+            offerBatch(f, seq, count, end, messageBytes);
+        } catch (RuntimeException | Error e) {
+            if (leftover != null) {
+                leftover.release();
+            }
+            throw e;
+        }
+        return leftover;
+    }
+
+    /** Writes the planned message as a batch entry at {@code at}: u32 size, the message, zeros to 8 bytes. */
+    private int putBatched(UnsafeBuffer f, int at, long total) {
+        try {
+            f.putInt(at, (int) total, Frames.LE);
+            encoder.writeTo(f, at + 4);
+        } finally {
+            encoder.release();
+        }
+        int next = at + Frames.batchEntry(total);
+        f.setMemory(at + 4 + (int) total, next - at - 4 - (int) total, (byte) 0);
+        return next;
+    }
+
+    private void offerBatch(UnsafeBuffer f, long seq, int count, int end, long messageBytes) {
+        sendLock.lock();
+        try {
+            Frames.header(f, 0, Frames.BATCH, 0, seq, count, 0, ++outCounter);
+            Frames.sign(out, f, 0, end - Frames.HEADER);
+            offerIdle.reset();
+            long r;
+            while ((r = data.offer(f, 0, end)) <= 0) {
+                backPressured(r);
+            }
+            notConnectedSince = 0;
+        } finally {
+            sendLock.unlock();
+        }
+        bytes += messageBytes;
+        batchedSent += count;
+        batchesSent++;
+        sent = seq + count - 1;
     }
 
     /**
@@ -837,8 +946,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         long d = remoteDropped;
         long s = sharedSent;
         long r = referencesSent;
+        long b = batchesSent;
         return new LinkStatistics("'" + path() + "' → " + peer + (s == 0 ? "" : " [" + s + " through shared memory]")
-                + (r == 0 ? "" : " [" + r + " device tensors by reference]"),
+                + (r == 0 ? "" : " [" + r + " device tensors by reference]")
+                + (b == 0 ? "" : " [" + batchedSent + " in " + b + " batches]"),
                 sent, delivered - d, d, bytes, rejected);
     }
 

@@ -17,7 +17,8 @@ import org.junit.jupiter.api.Timeout;
 
 /**
  * A third party on loopback with its own Aeron client and without the secret attacks a running link from both
- * sides: forged HELLO, DATA (the next message, and one declaring 2^40 bytes), SHARED (a message in a shared slot),
+ * sides: forged HELLO, DATA (the next message, and one declaring 2^40 bytes), BATCH (the next two messages), SHARED (a
+ * message in a shared slot),
  * HEARTBEAT and BYE to the receiver;
  * forged WELCOME, CREDIT and BYE to the transmitter's return path; and frames that are not jkompute frames at all.
  * Every one is dropped and counted at the end it reached, the run's data arrive intact and in order, and both
@@ -57,6 +58,8 @@ class LinkInjectionTest {
                         attacks += offer(toRx, frame(wrong, Frames.HEARTBEAT, 0, 1, 0, 0, seq * 7 + 2, new byte[0]));
                         attacks += offer(toRx, frame(wrong, Frames.SHARED, Frames.FLAG_LAST, seq * 50, 1 << 20, 0,
                                 seq * 7 + 4, "/dev/shm/jkompute-aeron-1/link-0-0".getBytes()));
+                        attacks += offer(toRx, frame(wrong, Frames.BATCH, 0, seq * 50, 2, 0, seq * 7 + 5,
+                                forgedBatch()));
                         attacks += offer(toRx, frame(wrong, Frames.BYE, 0, n, 0, 0, seq * 7 + 3, new byte[0]));
                         attacks += offer(toRx, new UnsafeBuffer(new byte[] {1, 2, 3, 4, 5, 6, 7, 8}));
                         attacks += offer(toTx, frame(wrong, Frames.CREDIT, 0, 1_000_000, 1_000_000, 0, seq * 9,
@@ -88,6 +91,14 @@ class LinkInjectionTest {
             pubs.forEach(Publication::close);
             attacker.release();
         }
+    }
+
+    /** Two entries of a BATCH frame, each declaring a header-only message. */
+    private static byte[] forgedBatch() {
+        UnsafeBuffer b = new UnsafeBuffer(new byte[2 * Frames.batchEntry(WireFormat.HEADER_FIXED)]);
+        b.putInt(0, WireFormat.HEADER_FIXED, Frames.LE);
+        b.putInt(Frames.batchEntry(WireFormat.HEADER_FIXED), WireFormat.HEADER_FIXED, Frames.LE);
+        return b.byteArray();
     }
 
     static long rejected(String link) {

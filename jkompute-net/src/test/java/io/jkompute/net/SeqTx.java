@@ -9,13 +9,17 @@ import java.lang.foreign.Arena;
 import java.lang.foreign.MemorySegment;
 import java.lang.foreign.ValueLayout;
 
-/** Test codelet: publishes message n (1, 2, …) with an int64 tensor "seq" = [n] and, optionally, {@code bytes} of payload. */
+/**
+ * Test codelet: publishes message n (1, 2, …) with an int64 tensor "seq" = [n] and, optionally, {@code bytes} of
+ * payload; {@code burst: K} publishes K messages per tick (the transmitter's capacity must hold them).
+ */
 public class SeqTx extends CodeletAdapter {
     private Transmitter tx;
     private long n;
     private long payload;
     private boolean pattern;
     private boolean alternate;
+    private long burst;
 
     @Override
     public void start() {
@@ -23,10 +27,17 @@ public class SeqTx extends CodeletAdapter {
         payload = params().containsKey("bytes") ? longParam("bytes") : 0;
         pattern = params().containsKey("pattern") && Boolean.parseBoolean(param("pattern"));
         alternate = params().containsKey("alternate") && Boolean.parseBoolean(param("alternate"));
+        burst = params().containsKey("burst") ? longParam("burst") : 1;
     }
 
     @Override
     public void tick() {
+        for (long k = 0; k < burst; k++) {
+            publishNext();
+        }
+    }
+
+    private void publishNext() {
         n++;
         MemorySegment s = Arena.ofAuto().allocate(8, 8);
         s.set(ValueLayout.JAVA_LONG, 0, n);
