@@ -60,6 +60,8 @@ public final class NetBenchmark {
     /** Bytes of the small messages. */
     static final int SMALL = 64;
     static final long KIB4 = 4096;
+    /** Messages per tick of the bursting small-message row. */
+    static final int BURST = 8;
     static final long KIB128 = 128 * 1024;
     static final long MIB = 1 << 20;
     static final long MIB64 = 64 << 20;
@@ -140,6 +142,12 @@ public final class NetBenchmark {
         if ("small 64 B, queue 256".startsWith(only)) {
             rows.add(throughput("small 64 B, queue 256", "msg/s", SMALL, 256, n.small(), log));
         }
+        // a codelet that publishes several messages per tick: the transmitter sends those staged together in one
+        // frame (BATCH); the raw loop is as above
+        if ("small 64 B, 8 per tick, queue 256".startsWith(only)) {
+            rows.add(throughput("small 64 B, 8 per tick, queue 256", "msg/s", SMALL, 256, n.small() / BURST * BURST,
+                    BURST, log, true));
+        }
         if ("ping".startsWith(only) || only.startsWith("ping")) {
             rows.addAll(pingPong(n.pings(), log));
         }
@@ -212,15 +220,20 @@ public final class NetBenchmark {
 
     private static Row throughput(String name, String unit, long size, int capacity, int count, PrintStream log)
             throws Exception {
-        return throughput(name, unit, size, capacity, count, log, true);
+        return throughput(name, unit, size, capacity, count, 1, log, true);
+    }
+
+    private static Row throughput(String name, String unit, long size, int capacity, int count, PrintStream log,
+            boolean sameHost) throws Exception {
+        return throughput(name, unit, size, capacity, count, 1, log, sameHost);
     }
 
     /**
      * @param sameHost raw: Aeron IPC through the peer's driver instead of UDP; jkompute: the same-host path
      *                 (shared slots) on, else off (everything over UDP)
      */
-    private static Row throughput(String name, String unit, long size, int capacity, int count, PrintStream log,
-            boolean sameHost) throws Exception {
+    private static Row throughput(String name, String unit, long size, int capacity, int count, int perTick,
+            PrintStream log, boolean sameHost) throws Exception {
         double[] raw = new double[1];
         double[] jk = new double[1];
         long checked = 0;
@@ -238,7 +251,7 @@ public final class NetBenchmark {
                     String was = System.getProperty(SHARED);
                     System.setProperty(SHARED, Boolean.toString(sameHost));
                     try {
-                        graphSend(port, size, count);
+                        graphSend(port, size, count, perTick);
                     } finally {
                         if (was == null) {
                             System.clearProperty(SHARED);
@@ -510,14 +523,15 @@ public final class NetBenchmark {
         }
     }
 
-    static void graphSend(int port, long size, int count) {
+    /** Sends {@code count} messages of {@code size} bytes through a graph, {@code perTick} per tick of its codelet. */
+    static void graphSend(int port, long size, int count, int perTick) {
         runGraph("""
                 ---
                 name: source
                 components:
                 - name: out
                   type: nvidia::gxf::UcxTransmitter
-                  parameters: { receiver_address: 127.0.0.1, port: PORT, capacity: 4, policy: 2 }
+                  parameters: { receiver_address: 127.0.0.1, port: PORT, capacity: CAPACITY, policy: 2 }
                 - type: DownstreamReceptiveSchedulingTerm
                   parameters: { transmitter: out, min_size: 1 }
                 - type: CountSchedulingTerm
@@ -526,9 +540,10 @@ public final class NetBenchmark {
                   type: JavaCodelet
                   parameters:
                     codelet_name: io.jkompute.net.bench.NetBenchmark$Source
-                    codelet_params: { transmitter: out, bytes: SIZE }
-                """.replace("PORT", Integer.toString(port)).replace("COUNT", Integer.toString(count))
-                .replace("SIZE", Long.toString(size)));
+                    codelet_params: { transmitter: out, bytes: SIZE, per_tick: PER_TICK }
+                """.replace("PORT", Integer.toString(port)).replace("COUNT", Integer.toString(count / perTick))
+                .replace("SIZE", Long.toString(size)).replace("CAPACITY", Integer.toString(Math.max(4, perTick)))
+                .replace("PER_TICK", Integer.toString(perTick)));
     }
 
     static long[] graphPing(int there, int back, int count) {
@@ -555,7 +570,10 @@ public final class NetBenchmark {
         return Pinger.last;
     }
 
-    /** Publishes message n = 1, 2, … holding one uint8 tensor "payload" of {@code bytes}: [n][pattern][n]. */
+    /**
+     * Publishes message n = 1, 2, … holding one uint8 tensor "payload" of {@code bytes}: [n][pattern][n];
+     * {@code per_tick} of them per tick (1).
+     */
     public static class Source extends CodeletAdapter {
         /**
          * Creates the codelet with its parameters at their defaults; a {@code JavaCodelet} instantiates it and sets
@@ -567,24 +585,28 @@ public final class NetBenchmark {
         private Transmitter tx;
         private final List<MemorySegment> ring = new ArrayList<>();
         private long n;
+        private long perTick;
 
         @Override
         public void start() {
             tx = transmitter(param("transmitter"));
             long bytes = longParam("bytes");
-            // a few buffers in turn: a message's tensor is read when the transmitter sends it after the tick, and
-            // the receiver's checks would catch one overwritten too early
-            for (int i = 0, n = bytes >= (16 << 20) ? 3 : 8; i < n; i++) {
+            perTick = params().containsKey("per_tick") ? longParam("per_tick") : 1;
+            // a few buffers in turn, at least two ticks' worth: a message's tensor is read when the transmitter sends
+            // it after the tick, and the receiver's checks would catch one overwritten too early
+            for (long i = 0, n = bytes >= (16 << 20) ? 3 : Math.max(8, 2 * perTick); i < n; i++) {
                 ring.add(Pattern.message(bytes));
             }
         }
 
         @Override
         public void tick() {
-            n++;
-            MemorySegment m = ring.get((int) (n % ring.size()));
-            Pattern.stamp(m, n);
-            tx.publish(Message.create().add("payload", HostTensor.wrap(m, DataType.UINT8, m.byteSize())));
+            for (long k = 0; k < perTick; k++) {
+                n++;
+                MemorySegment m = ring.get((int) (n % ring.size()));
+                Pattern.stamp(m, n);
+                tx.publish(Message.create().add("payload", HostTensor.wrap(m, DataType.UINT8, m.byteSize())));
+            }
         }
     }
 
