@@ -659,8 +659,8 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
     /**
      * Small messages staged together go in one BATCH frame: one MAC, one frame to send and for the receiver to check
      * and take in, instead of one each (Aeron packs frames into datagrams, but signs and polls nothing for us). The
-     * first message is planned; those after it are taken while they are small, hold no device tensor by reference,
-     * fit the frame and the remote queue has room for them. Returns a message taken that did not fit (planned again
+     * first message is planned; those after it are taken while they are small, hold host data only, fit the frame
+     * and the remote queue has room for them. Returns a message taken that did not fit (planned again
      * as the next frame's first), or null. A message that cannot be encoded ends the run as it does alone, after the
      * messages written before it went out.
      */
@@ -673,6 +673,10 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         while (count < Frames.BATCH_MAX && size() > 0 && roomFor(count + 1)) {
             Message n = takeStaged();
             if (n == null) {
+                break;
+            }
+            if (!hostOnly(n)) {
+                leftover = n; // its device tensors are read back or exported once, when it is sent
                 break;
             }
             long total;
@@ -688,7 +692,11 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             } catch (RuntimeException | Error e) {
                 encoder.release();
                 n.release();
-                offerBatch(f, seq, count, end, messageBytes);
+                try {
+                    offerBatch(f, seq, count, end, messageBytes);
+                } catch (RuntimeException | Error x) {
+                    e.addSuppressed(x);
+                }
                 throw e;
             }
             n.release();
@@ -704,6 +712,14 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             throw e;
         }
         return leftover;
+    }
+
+    /** Whether {@code m} holds host data only: a device tensor is never planned twice (it may be read back). */
+    private static boolean hostOnly(Message m) {
+        boolean[] device = {false};
+        m.forEach((name, v) -> device[0] |= v instanceof io.jkompute.graph.GraphTensor
+                && !(v instanceof io.jkompute.graph.HostTensor));
+        return !device[0];
     }
 
     /** Writes the planned message as a batch entry at {@code at}: u32 size, the message, zeros to 8 bytes. */
