@@ -33,8 +33,8 @@ class BackPressureAndFailureTest {
                 "--param", "rx/signal/capacity=2", "--param", "rx/seq/codelet_params={receiver: signal, delay_ms: 5}");
              Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n,
                      "--param", "tx/signal/capacity=4")) {
-            assertEquals(0, tx.await(180), tx.output());
-            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(0, tx.await(180), Jvm.outputs(tx, rx));
+            assertEquals(0, rx.await(180), Jvm.outputs(rx, tx));
             assertEquals(List.of("SEQ last=" + n + " count=" + n), rx.lines("SEQ"), rx.output());
             long[] c = counts(tx.lines("LINK").getFirst());
             assertEquals(n, c[0]);
@@ -51,8 +51,8 @@ class BackPressureAndFailureTest {
         try (Jvm rx = Jvm.graph("rx", DRAIN, "--param", "rx/signal/port=" + port,
                 "--param", "rx/signal/policy=" + policy);
              Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
-            assertEquals(0, tx.await(180), tx.output());
-            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(0, tx.await(180), Jvm.outputs(tx, rx));
+            assertEquals(0, rx.await(180), Jvm.outputs(rx, tx));
             long[] r = counts(rx.lines("LINK").getFirst());
             long[] t = counts(tx.lines("LINK").getFirst());
             assertEquals(n, r[0], "every message arrived");

@@ -170,6 +170,16 @@ final class Jvm implements AutoCloseable {
         }
     }
 
+    /** The output of {@code first}, then of each peer under its name: a failed link shows both ends. */
+    static String outputs(Jvm first, Jvm... peers) {
+        StringBuilder sb = new StringBuilder(first.output());
+        for (Jvm p : peers) {
+            sb.append("\n--- ").append(p.name).append(p.process.isAlive() ? " (running)" : " (exit "
+                    + p.process.exitValue() + ")").append(":\n").append(p.output());
+        }
+        return sb.toString();
+    }
+
     String output() {
         synchronized (lines) {
             return String.join("\n", lines);

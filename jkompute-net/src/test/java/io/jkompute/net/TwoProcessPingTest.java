@@ -17,8 +17,8 @@ class TwoProcessPingTest {
         int n = 500;
         try (Jvm rx = Jvm.graph("rx", RX, "--param", "rx/signal/port=" + port, "--param", "rx/count/count=" + n);
              Jvm tx = Jvm.graph("tx", TX, "--param", "tx/signal/port=" + port, "--param", "tx/count/count=" + n)) {
-            assertEquals(0, tx.await(180), tx.output());
-            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(0, tx.await(180), Jvm.outputs(tx, rx));
+            assertEquals(0, rx.await(180), Jvm.outputs(rx, tx));
             assertEquals(List.of("SEQ last=" + n + " count=" + n), rx.lines("SEQ"), rx.output());
             String txLink = tx.lines("LINK").getFirst();
             String rxLink = rx.lines("LINK").getFirst();
@@ -34,8 +34,8 @@ class TwoProcessPingTest {
         String apps = "../apps/distributed/";
         try (Jvm tx = Jvm.graph("tx", Jvm.file(apps + "ping-tx.yaml"), "--param", "tx/signal/port=" + port);
              Jvm rx = Jvm.graph("rx", Jvm.file(apps + "ping-rx.yaml"), "--param", "rx/signal/port=" + port)) {
-            assertEquals(0, tx.await(180), tx.output());
-            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(0, tx.await(180), Jvm.outputs(tx, rx));
+            assertEquals(0, rx.await(180), Jvm.outputs(rx, tx));
             assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());
         }
     }
@@ -49,8 +49,8 @@ class TwoProcessPingTest {
                 "--param", "ucx/context/busy_poll_us=500");
              Jvm rx = Jvm.graph("rx", Jvm.file(apps + "ping-rx.yaml"), "--param", "rx/signal/port=" + port,
                      "--param", "ucx/context/busy_poll_us=500")) {
-            assertEquals(0, tx.await(180), tx.output());
-            assertEquals(0, rx.await(180), rx.output());
+            assertEquals(0, tx.await(180), Jvm.outputs(tx, rx));
+            assertEquals(0, rx.await(180), Jvm.outputs(rx, tx));
             assertTrue(rx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), rx.output());
             assertTrue(tx.lines("LINK").getFirst().contains("100 sent, 100 delivered, 0 dropped"), tx.output());
         }
