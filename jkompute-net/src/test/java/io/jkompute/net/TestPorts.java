@@ -10,14 +10,17 @@ import java.nio.file.StandardOpenOption;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
- * UDP ports for tests. Each test JVM takes a block of 1,000 ports below Linux's ephemeral range (32768 and up) by
- * locking that block's file in the temporary folder for as long as it runs, and hands the block's ports out in turn:
- * test classes running side by side in other JVMs (surefire's forks, another build on the machine) never get the
- * same port, as two ports picked by the OS (a bind to 0) in two JVMs could, and did (one test's link then took another
- * test's forged HELLO and lost its own sender). Where every block is taken, ports come from the OS as before.
+ * UDP ports for tests. Each test JVM takes a block of 600 ports in 2000–9199 by locking that block's file in the
+ * temporary folder for as long as it runs, and hands the block's ports out in turn: test classes running side by side
+ * in other JVMs (surefire's forks, another build on the machine) never get the same port, as two ports picked by the
+ * OS (a bind to 0) in two JVMs could, and did (one test's link then took another test's forged HELLO and lost its own
+ * sender). The blocks lie below 10000, where fragment workers pick theirs at random (10000–32767, up to Linux's
+ * ephemeral range): the fragment tests run in another fork beside the two-process tests, and a worker that took a
+ * port this class had just handed out left the test's receiver with "Address already in use" and its sender waiting
+ * 100 s for an answer. Where every block is taken, ports come from the OS as before.
  */
 public final class TestPorts {
-    private static final int FIRST = 20_000, BLOCK = 1_000, BLOCKS = 12;
+    private static final int FIRST = 2_000, BLOCK = 600, BLOCKS = 12;
     private static final AtomicInteger NEXT = new AtomicInteger();
     private static final int BASE = claimBlock();
 
