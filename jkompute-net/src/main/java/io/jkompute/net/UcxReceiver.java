@@ -576,19 +576,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         long at = Frames.c(b, offset);
         int chunk = length - Frames.HEADER;
         if (assembling == null || assemblingSeq != seq) {
-            if (assembling != null) {
-                throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
-                        + " ended");
-            }
-            if (seq != expectedSeq) {
-                throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
-                        + " (a message was lost or reordered)");
-            }
-            if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
-                throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
-                        + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes
-                        + " (max_message_bytes)");
-            }
+            checkNext(seq);
+            checkSize(seq, total);
             // from the receiver's pool, back there as soon as the last tensor referring to the message is closed
             // (not cleared: the gaps the sender skips, the padding between parts, are zeroed below)
             HostBufferPool.Buffer buf = pool.take(total);
@@ -625,6 +614,26 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         deliver(seq, total, whole, arena);
     }
 
+    /** Message {@code seq} may begin: no other is being assembled, and it is the next one (none lost or reordered). */
+    private void checkNext(long seq) {
+        if (assembling != null) {
+            throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
+                    + " ended");
+        }
+        if (seq != expectedSeq) {
+            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
+                    + " (a message was lost or reordered)");
+        }
+    }
+
+    /** A message's declared size is one this receiver takes: checked before anything is allocated for it. */
+    private void checkSize(long seq, long total) {
+        if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
+            throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
+                    + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes + " (max_message_bytes)");
+        }
+    }
+
     /**
      * Small messages the transmitter staged together, in one frame: each is checked against the frame and the limits
      * before its buffer is taken, copied into a buffer of the pool and delivered in order, as if it had come alone.
@@ -632,14 +641,7 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
     private void onBatch(DirectBuffer b, int offset, int length) {
         long seq = Frames.a(b, offset);
         long count = Frames.b(b, offset);
-        if (assembling != null) {
-            throw new WireFormat.FormatException("a batch from message " + seq + " began before message "
-                    + assemblingSeq + " ended");
-        }
-        if (seq != expectedSeq) {
-            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
-                    + " (a message was lost or reordered)");
-        }
+        checkNext(seq);
         int end = offset + length;
         if (count < 1 || count > Frames.BATCH_MAX || Frames.c(b, offset) != 0 || Frames.flags(b, offset) != 0
                 || count * Frames.batchEntry(WireFormat.HEADER_FIXED) > length - Frames.HEADER) {
@@ -649,10 +651,10 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         int at = offset + Frames.HEADER;
         for (long i = 0; i < count; i++) {
             long total = at + 4 <= end ? Integer.toUnsignedLong(b.getInt(at, Frames.LE)) : -1;
-            if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes || total > end - at - 4) {
+            checkSize(seq + i, total);
+            if (total > end - at - 4) {
                 throw new WireFormat.FormatException("message " + (seq + i) + " of a batch declares " + total
-                        + " bytes; this receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes
-                        + " (max_message_bytes), and the frame has " + Math.max(0, end - at - 4) + " left");
+                        + " bytes; the frame has " + (end - at - 4) + " left");
             }
             HostBufferPool.Buffer buf = pool.take(total);
             MemorySegment whole = buf.slice(total);
@@ -683,18 +685,8 @@ public class UcxReceiver extends QueuedReceiver implements RunListener {
         long slot = c & 0xFFFF_FFFFL;
         long slotCount = c >>> 32;
         int n = length - Frames.HEADER;
-        if (assembling != null) {
-            throw new WireFormat.FormatException("message " + seq + " began before message " + assemblingSeq
-                    + " ended");
-        }
-        if (seq != expectedSeq) {
-            throw new WireFormat.FormatException("message " + seq + " arrived, expected " + expectedSeq
-                    + " (a message was lost or reordered)");
-        }
-        if (total < WireFormat.HEADER_FIXED || total > maxMessageBytes) {
-            throw new WireFormat.FormatException("message " + seq + " declares " + total + " bytes; this "
-                    + "receiver takes " + WireFormat.HEADER_FIXED + " to " + maxMessageBytes + " (max_message_bytes)");
-        }
+        checkNext(seq);
+        checkSize(seq, total);
         if (slotCount < 1 || slotCount > SharedSlots.MAX || slot >= slotCount || n < 1 || n > 4096
                 || (Frames.flags(b, offset) & Frames.FLAG_LAST) == 0) {
             throw new WireFormat.FormatException("malformed SHARED frame for message " + seq + " (slot " + slot

@@ -540,7 +540,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
         if (failure != null || peerClosed) {
             return true;
         }
-        return welcomed && (remotePolicy != QueuePolicy.FAULT || sent - freed < remoteCapacity);
+        return welcomed && roomFor(1);
     }
 
     private GraphExecutionException failed() {
@@ -603,7 +603,7 @@ public class UcxTransmitter extends QueuedTransmitter implements RunListener {
             idle.reset();
             long waitFrom = System.nanoTime();
             long lastNote = waitFrom;
-            while (sent - freed >= remoteCapacity) {
+            while (!roomFor(1)) {
                 if (failure != null) {
                     throw failed();
                 }
